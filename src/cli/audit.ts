@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { relative } from 'node:path';
+import { resolveOptions, type ResolvedOptions } from '../config/options.js';
+import { CannotTestError } from '../engine/errors.js';
+import { runAudit } from '../engine/run.js';
+import { createRedactor } from '../http/redact.js';
+import { loadProfile } from '../reference/profiles.js';
+import { startReferenceServer } from '../reference/server.js';
+import { summarise } from '../report/summary.js';
+import { writeReports } from '../report/write.js';
+import { painter, progressLine, renderConsole } from '../report/writers/console.js';
+import { PROBES } from '../../suites/index.js';
+import { err, out } from './output.js';
+
+export const EXIT = { ok: 0, failed: 1, cannotTest: 2, interrupted: 130 } as const;
+
+/** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
+export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
+  const redact = createRedactor([options.apiKey, ...options.secrets]);
+  const say = (text: string) => {
+    if (!options.quiet) err(redact(text));
+  };
+  const tty = Boolean(process.stderr.isTTY);
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
+    const run = await runAudit(
+      options,
+      PROBES,
+      {
+        onPlan: (models, probes) => {
+          const called = models.filter((m) => m.call).length;
+          say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
+        },
+        onResult: (r, done, total) => {
+          if (options.quiet) return;
+          if (tty) err(redact(`\r\x1b[2K${progressLine(r, done, total)}`.slice(0, (process.stderr.columns ?? 100) + 8)));
+          else err(redact(`${progressLine(r, done, total)}\n`));
+        },
+      },
+      controller.signal,
+    );
+    if (tty && !options.quiet) err('\r\x1b[2K');
+    const written = await writeReports(run.report, run.trace, options.out, run.redact);
+    const summary = summarise(run.report);
+    if (options.json) out(run.redact(`${JSON.stringify(run.report, null, 2)}\n`));
+    else if (!options.quiet) out(run.redact(renderConsole(run.report, painter(Boolean(process.stdout.isTTY), env))));
+    for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
+    say(`reports: ${written.written.map((p) => relative(process.cwd(), p) || p).join(', ')}\n`);
+    if (written.failed.length > 0) return EXIT.failed;
+    if (run.report.interrupted) return EXIT.interrupted;
+    return summary.exitCode;
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(redact(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`));
+      return EXIT.cannotTest;
+    }
+    throw e;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
+  let options: ResolvedOptions;
+  try {
+    options = resolveOptions(flags, env);
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`);
+      return EXIT.cannotTest;
+    }
+    throw e;
+  }
+  return auditWith(options, env);
+}
+
+/** Starts the reference server on a free loopback port, audits it with a throw-away key, stops it. */
+export async function demoCommand(profileName: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
+  const key = `sk-demo-${randomBytes(16).toString('hex')}`;
+  const profile = loadProfile(profileName);
+  const server = await startReferenceServer({ profile, apiKey: key });
+  try {
+    const options = resolveOptions({ ...flags, baseUrl: server.url }, env);
+    options.apiKey = key;
+    return await auditWith(options, env);
+  } finally {
+    await server.close();
+  }
+}

@@ -1,0 +1,45 @@
+import type { Options } from 'yargs';
+import type { z } from 'zod';
+
+/** kebab-case flag names for the camelCase keys of an options schema. */
+export const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+interface ZodLike {
+  _zod: { def: { type: string; innerType?: ZodLike; defaultValue?: unknown } };
+  description?: string;
+}
+
+/**
+ * yargs options derived from a zod object schema, so flags, defaults and help text have one source.
+ * Only the shapes our options use are handled: string, number, boolean, arrays of strings.
+ */
+export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = []): Record<string, Options> {
+  const out: Record<string, Options> = {};
+  for (const [key, field] of Object.entries(schema.shape)) {
+    if (omit.includes(key)) continue;
+    let node = field as unknown as ZodLike;
+    const describe = node.description;
+    let fallback: unknown;
+    while (node._zod.def.type === 'default' || node._zod.def.type === 'optional') {
+      if (node._zod.def.type === 'default') fallback = node._zod.def.defaultValue;
+      node = node._zod.def.innerType!;
+    }
+    const type = node._zod.def.type;
+    const option: Options = { describe };
+    if (type === 'array') Object.assign(option, { type: 'string', array: true });
+    else if (type === 'number' || type === 'boolean' || type === 'string') option.type = type;
+    else throw new Error(`flag --${kebab(key)}: unsupported option type ${type}`);
+    if (fallback !== undefined && !(Array.isArray(fallback) && fallback.length === 0) && fallback !== false) option.default = fallback;
+    out[kebab(key)] = option;
+  }
+  return out;
+}
+
+/** The camelCase values of the schema's keys from a yargs argv. */
+export function pickFlags(schema: z.ZodObject, argv: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(schema.shape)) {
+    if (argv[key] !== undefined) out[key] = argv[key];
+  }
+  return out;
+}

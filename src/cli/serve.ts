@@ -1,0 +1,21 @@
+import { loadProfile } from '../reference/profiles.js';
+import { startReferenceServer } from '../reference/server.js';
+import { out } from './output.js';
+
+export async function serveCommand(args: { profile: string; port: number; host: string; apiKeyEnv?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
+  const profile = loadProfile(args.profile);
+  const apiKey = args.apiKeyEnv ? env[args.apiKeyEnv] : undefined;
+  if (args.apiKeyEnv && !apiKey) throw new Error(`--api-key-env ${args.apiKeyEnv}: the variable is empty`);
+  const server = await startReferenceServer({ profile, host: args.host, port: args.port, ...(apiKey ? { apiKey } : {}) });
+  out(`chatprobe reference server, profile "${profile.name}": ${profile.description}\n`);
+  out(`base URL: ${server.url}\n`);
+  out(`models: ${profile.models.filter((m) => m.listed).map((m) => m.id).join(', ')}\n`);
+  out(`auth: ${apiKey ? `the key in $${args.apiKeyEnv}` : 'any bearer token'}\n`);
+  out('press Ctrl-C to stop\n');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  return 0;
+}

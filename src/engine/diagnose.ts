@@ -1,0 +1,48 @@
+import type { Cause } from '../report/model.js';
+
+/**
+ * One module turns statuses, bodies and transport failures into causes. Probes and reporters never match
+ * error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
+ * (Chinese messages included), OpenRouter-style 402.
+ */
+export interface Diagnosable {
+  status: number | undefined;
+  /** The error message as extracted from the body (any shape), or the raw text. */
+  message: string | undefined;
+  /** `error.code` / `error.type` from the body, when there is one. */
+  code: string | undefined;
+  transport?: { code: 'timeout' | 'network' } | undefined;
+}
+
+export const ADVICE: Record<Cause, string> = {
+  auth: 'the token is at fault: fix it before investigating models',
+  model_not_listed: 'the model is not in GET /models; names must come from the live list (--allow-unlisted calls it anyway)',
+  model_not_in_group: "the token's group cannot reach this model: check the token's group and the channels serving the model",
+  quota: 'the token or account has no quota left: top it up or use another token',
+  rate_limited: 'rate limited: lower --concurrency or try again later',
+  upstream: 'the server or its upstream channel failed: check the channel serving this model',
+  timeout: 'no complete answer within --timeout: the server or its upstream is slow or stalled',
+  network: 'could not reach the server: check the base URL and the network',
+  harness: 'chatprobe itself failed here: please report it with trace.jsonl',
+};
+
+const KEY_WORDING = /api[ _-]?key|token|令牌|unauthori[sz]ed|authenticat/i;
+const QUOTA_WORDING = /insufficient_(user_)?quota|quota|额度|余额|billing|credit/i;
+const GROUP_WORDING = /model_not_found|无可用渠道|该令牌无权|no available channel|channel|group|分组|not (found|exist)|does not exist|not available|no access|access to model/i;
+
+/** The cause of a failed call, or undefined when the failure is a client error attributable to the request. */
+export function diagnose(x: Diagnosable): Cause | undefined {
+  if (x.transport) return x.transport.code;
+  const status = x.status;
+  if (status === undefined || (status >= 200 && status < 400)) return undefined;
+  const words = `${x.code ?? ''} ${x.message ?? ''}`;
+  if (status === 401) return 'auth';
+  if (status === 402) return 'quota';
+  if ((status === 403 || status === 429) && QUOTA_WORDING.test(words)) return 'quota';
+  if (status === 403 && KEY_WORDING.test(words) && !GROUP_WORDING.test(words)) return 'auth';
+  if ((status === 403 || status === 404 || status === 503) && GROUP_WORDING.test(words)) return 'model_not_in_group';
+  if (status === 429) return 'rate_limited';
+  if (status >= 500) return 'upstream';
+  if (status === 403) return 'auth';
+  return undefined;
+}

@@ -1,0 +1,58 @@
+import { ADVICE } from './diagnose.js';
+import { CannotTestError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import { isObject } from '../spec/stream.js';
+import { describeFailure } from './verdicts.js';
+
+export interface ListedModel {
+  id: string;
+  ownedBy: string | undefined;
+  /** Keys beyond the standard four, kept for declared-vs-observed (supported_parameters, max_model_len, …). */
+  declared: Record<string, unknown> | undefined;
+}
+
+const STANDARD_KEYS = new Set(['id', 'object', 'created', 'owned_by']);
+
+/**
+ * Reads GET /models. Anything that is not a model list stops the run with exit 2 and the advice the spec
+ * gives operators: a 401 means the token is at fault; an HTML page means the base URL is wrong.
+ */
+export function readModelList(x: Exchange, baseUrl: string): ListedModel[] {
+  if (x.transport) {
+    throw new CannotTestError(`GET ${baseUrl}/models failed: ${describeFailure(x)}`, ADVICE[x.transport.code]);
+  }
+  if (x.cause === 'auth') {
+    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, ADVICE.auth);
+  }
+  const looksHtml = x.contentType.includes('html') || /^\s*<(!doctype|html)/i.test(x.text);
+  if (looksHtml) {
+    throw new CannotTestError(
+      `GET ${baseUrl}/models answered HTTP ${x.status} with an HTML page, not a model list`,
+      'the base URL looks wrong: it should be the API root ending in /v1 (e.g. https://host/v1), not a web page',
+    );
+  }
+  if (!x.ok) {
+    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, x.cause ? ADVICE[x.cause] : undefined);
+  }
+  const data = isObject(x.json) ? x.json.data : undefined;
+  if (!Array.isArray(data)) {
+    const got = x.json === undefined ? `non-JSON text (${JSON.stringify(x.text.slice(0, 60))})` : 'JSON without a "data" array';
+    throw new CannotTestError(
+      `GET ${baseUrl}/models did not answer a model list: got ${got}`,
+      'check that the base URL is the API root ending in /v1',
+    );
+  }
+  const seen = new Set<string>();
+  const models: ListedModel[] = [];
+  for (const entry of data) {
+    if (!isObject(entry) || typeof entry.id !== 'string' || entry.id === '' || seen.has(entry.id)) continue;
+    seen.add(entry.id);
+    const extra = Object.fromEntries(Object.entries(entry).filter(([k]) => !STANDARD_KEYS.has(k)));
+    models.push({
+      id: entry.id,
+      ownedBy: typeof entry.owned_by === 'string' ? entry.owned_by : undefined,
+      declared: Object.keys(extra).length > 0 ? extra : undefined,
+    });
+  }
+  return models;
+}

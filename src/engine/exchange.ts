@@ -1,0 +1,189 @@
+import { bodyText, type HttpRequest, type HttpResponse } from '../http/client.js';
+import type { Redactor } from '../http/redact.js';
+import { readSse, type SseFacts } from '../http/sse.js';
+import { assembleStream, isObject, type AssembledStream } from '../spec/stream.js';
+import { readUsage, type Usage } from '../spec/usage.js';
+import type { Cause } from '../report/model.js';
+import { diagnose } from './diagnose.js';
+
+/** The shape an error body came in: OpenAI's envelope or one of the dozen others seen in the wild. */
+export type ErrorShape = 'openai' | 'error_string' | 'fastapi' | 'top_level' | 'array' | 'json_other' | 'html' | 'text' | 'empty';
+
+/** One call as a probe sees it. Everything textual in it is already redacted. */
+export interface Exchange {
+  callId: string;
+  method: string;
+  path: string;
+  status: number | undefined;
+  ok: boolean;
+  headers: Record<string, string>;
+  contentType: string;
+  text: string;
+  json: unknown;
+  /** Set when the body was expected to be JSON and was not. */
+  parseError: string | undefined;
+  truncated: boolean;
+  bytes: number;
+  durationMs: number;
+  requestId: string | undefined;
+  usage: Usage | undefined;
+  transport: HttpResponse['transport'];
+  /** For non-2xx answers: the message as received (any shape), its code, and the shape. */
+  errorMessage: string | undefined;
+  errorCode: string | undefined;
+  errorShape: ErrorShape | undefined;
+  /** Why the call failed, when the failure is not attributable to the request (auth, quota, 5xx, …). */
+  cause: Cause | undefined;
+}
+
+export interface StreamExchange extends Exchange {
+  isEventStream: boolean;
+  sse: { eventCount: number; facts: SseFacts } | undefined;
+  assembled: AssembledStream | undefined;
+  /** Time to the first chunk with content, ms since the request. */
+  ttftMs: number | undefined;
+  /** Gaps between consecutive content chunks, ms. */
+  gapsMs: number[];
+}
+
+const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'x-oneapi-request-id',
+  'apim-request-id',
+  'x-ds-trace-id',
+  'request-id',
+  'x-amzn-requestid',
+  'x-trace-id',
+  'cf-ray',
+];
+
+export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, redact: Redactor): Exchange {
+  const text = redact(bodyText(res.chunks));
+  const contentType = (res.headers['content-type'] ?? '').toLowerCase();
+  let json: unknown;
+  let parseError: string | undefined;
+  if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      parseError = (err as Error).message;
+    }
+  }
+  const status = res.status;
+  const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) headers[k] = redact(v);
+  let errorMessage: string | undefined;
+  let errorCode: string | undefined;
+  let errorShape: ErrorShape | undefined;
+  if (!ok && !res.transport) {
+    ({ message: errorMessage, code: errorCode, shape: errorShape } = readError(json, text, contentType));
+  }
+  if (res.transport) errorMessage = res.transport.message;
+  const cause = diagnose({ status, message: errorMessage, code: errorCode, transport: res.transport });
+  return {
+    callId,
+    method: req.method,
+    path: req.path,
+    status,
+    ok,
+    headers,
+    contentType,
+    text,
+    json,
+    parseError,
+    truncated: res.truncated,
+    bytes: res.bytes,
+    durationMs: res.durationMs,
+    requestId: requestIdOf(headers, json),
+    usage: isObject(json) ? readUsage(json.usage) : undefined,
+    transport: res.transport,
+    errorMessage,
+    errorCode,
+    errorShape,
+    cause,
+  };
+}
+
+export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, redact: Redactor): StreamExchange {
+  const base = toExchange(callId, req, res, redact);
+  const isEventStream = base.contentType.includes('text/event-stream');
+  if (!isEventStream || !base.ok) {
+    return { ...base, isEventStream, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [] };
+  }
+  // The body was read whole, but chunk arrival times are kept, so timing facts are as a live client saw them.
+  const { events, facts } = readSse(res.chunks, res.durationMs);
+  for (const ev of events) ev.data = redact(ev.data);
+  const assembled = assembleStream(events);
+  const gapsMs: number[] = [];
+  for (let i = 1; i < assembled.contentTimes.length; i++) {
+    gapsMs.push(round(assembled.contentTimes[i]! - assembled.contentTimes[i - 1]!));
+  }
+  const lastUsage = assembled.usage.at(-1);
+  const firstId = assembled.ids[0];
+  return {
+    ...base,
+    isEventStream,
+    requestId: base.requestId ?? firstId,
+    usage: lastUsage,
+    sse: { eventCount: events.length, facts },
+    assembled,
+    ttftMs: assembled.firstContentAt,
+    gapsMs,
+  };
+}
+
+function round(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function requestIdOf(headers: Record<string, string>, json: unknown): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const v = headers[name];
+    if (v) return v;
+  }
+  return isObject(json) && typeof json.id === 'string' ? json.id : undefined;
+}
+
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+
+/** Reads an error body in any of the shapes real servers use. */
+export function readError(
+  json: unknown,
+  text: string,
+  contentType: string,
+): { message: string | undefined; code: string | undefined; shape: ErrorShape } {
+  if (text.trim() === '') return { message: undefined, code: undefined, shape: 'empty' };
+  if (json === undefined) {
+    if (contentType.includes('html') || /^\s*<(!doctype|html)/i.test(text)) {
+      const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+      return { message: title || 'an HTML page', code: undefined, shape: 'html' };
+    }
+    return { message: text.trim().slice(0, 300), code: undefined, shape: 'text' };
+  }
+  if (Array.isArray(json)) {
+    const first = json[0];
+    const inner = isObject(first) && isObject(first.error) ? first.error : first;
+    return {
+      message: isObject(inner) ? str(inner.message) : str(inner),
+      code: isObject(inner) ? (str(inner.code) ?? str(inner.status)) : undefined,
+      shape: 'array',
+    };
+  }
+  if (!isObject(json)) return { message: String(json).slice(0, 300), code: undefined, shape: 'json_other' };
+  if (isObject(json.error)) {
+    const e = json.error;
+    return { message: str(e.message), code: str(e.code) ?? str(e.type), shape: 'openai' };
+  }
+  if (typeof json.error === 'string') return { message: json.error, code: str(json.code), shape: 'error_string' };
+  if ('detail' in json) {
+    const d = json.detail;
+    const message = typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => (isObject(x) ? str(x.msg) : str(x))).join('; ') : JSON.stringify(d);
+    return { message, code: undefined, shape: 'fastapi' };
+  }
+  if (json.object === 'error' || typeof json.message === 'string') {
+    return { message: str(json.message), code: str(json.code) ?? str(json.type), shape: 'top_level' };
+  }
+  return { message: text.slice(0, 300), code: undefined, shape: 'json_other' };
+}

@@ -1,0 +1,62 @@
+import type { ProbeDefinition } from './probe.js';
+import { CannotTestError } from './errors.js';
+import { isGlob, matchAny } from './glob.js';
+import type { ListedModel } from './discover.js';
+
+export interface PlannedModel {
+  id: string;
+  listed: boolean;
+  entry: ListedModel | undefined;
+  /** False for a named model that is not listed (and --allow-unlisted not given): reported, never called. */
+  call: boolean;
+}
+
+export interface Plan {
+  models: PlannedModel[];
+  probes: ProbeDefinition[];
+}
+
+/** An unknown probe id or glob is an error that lists the valid ones. */
+export function selectProbes(all: readonly ProbeDefinition[], filter: readonly string[]): ProbeDefinition[] {
+  if (filter.length === 0) return [...all];
+  const unknown = filter.filter((f) => !all.some((p) => matchAny(p.id, [f])));
+  if (unknown.length > 0) {
+    throw new CannotTestError(
+      `unknown probe ${unknown.map((u) => JSON.stringify(u)).join(', ')}`,
+      `valid probes: ${all.map((p) => p.id).join(', ')}`,
+    );
+  }
+  return all.filter((p) => matchAny(p.id, filter));
+}
+
+/** Names come from the live list: a literal name that is not listed is reported and not called. */
+export function selectModels(listed: readonly ListedModel[], filter: readonly string[], allowUnlisted: boolean): PlannedModel[] {
+  if (filter.length === 0) return listed.map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
+  const chosen: PlannedModel[] = listed
+    .filter((m) => matchAny(m.id, filter))
+    .map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
+  for (const name of filter) {
+    if (isGlob(name) || chosen.some((m) => m.id === name)) continue;
+    chosen.push({ id: name, listed: false, entry: undefined, call: allowUnlisted });
+  }
+  return chosen;
+}
+
+export function makePlan(
+  listed: readonly ListedModel[],
+  probes: readonly ProbeDefinition[],
+  options: { models: readonly string[]; probes: readonly string[]; allowUnlisted: boolean },
+): Plan {
+  const selectedProbes = selectProbes(probes, options.probes);
+  const models = selectModels(listed, options.models, options.allowUnlisted);
+  if (listed.length === 0 && options.models.length === 0) {
+    throw new CannotTestError('GET /models listed no model', 'name models with --models and --allow-unlisted, or check the token');
+  }
+  if (models.length === 0) {
+    throw new CannotTestError(
+      `no listed model matches --models ${options.models.join(' ')}`,
+      `listed models: ${listed.map((m) => m.id).join(', ')}`,
+    );
+  }
+  return { models, probes: selectedProbes };
+}

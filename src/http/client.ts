@@ -1,0 +1,166 @@
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Redactor } from './redact.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Why a call produced no complete HTTP response. Mapped to a failure cause in engine/diagnose.ts. */
+export type TransportFailure =
+  | { code: 'timeout'; message: string }
+  | { code: 'network'; message: string };
+
+export interface BodyChunk {
+  /** Milliseconds since the request was sent. */
+  at: number;
+  bytes: Uint8Array;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST';
+  /** Path below the base URL, e.g. `/chat/completions`. */
+  path: string;
+  /** A value is sent as JSON; a string is sent as it is (malformed JSON probes). */
+  body?: unknown;
+  rawBody?: string;
+  /** `default` sends the configured key; the auth probes send their own header or none. */
+  auth?: 'default' | 'none' | { authorization: string };
+  /** Seconds to wait for the whole exchange, overriding the client's default. */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number | undefined;
+  headers: Record<string, string>;
+  chunks: BodyChunk[];
+  bytes: number;
+  /** The body passed the cap and was cut there: a finding, never an out-of-memory. */
+  truncated: boolean;
+  /** Milliseconds until the response headers arrived. */
+  headersMs: number | undefined;
+  durationMs: number;
+  transport?: TransportFailure;
+}
+
+export interface HttpClientOptions {
+  baseUrl: string;
+  apiKey: string | undefined;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** Longest silence between two body chunks before the read gives up. */
+  idleTimeoutMs?: number;
+  maxBodyBytes?: number;
+  redact: Redactor;
+  dispatcher?: Dispatcher;
+  /** Aborts every call in flight (SIGINT). */
+  signal?: AbortSignal;
+}
+
+export class HttpClient {
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly base: string;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+    this.ownsDispatcher = !options.dispatcher;
+    // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
+    this.dispatcher = options.dispatcher ?? new Agent({ connections: 32, pipelining: 0 });
+  }
+
+  url(path: string): string {
+    return this.base + path;
+  }
+
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+    const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
+    const auth = req.auth ?? 'default';
+    if (auth === 'default') {
+      if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    } else if (auth !== 'none') {
+      headers.authorization = auth.authorization;
+    }
+    let payload: string | undefined;
+    if (req.rawBody !== undefined) payload = req.rawBody;
+    else if (req.body !== undefined) payload = JSON.stringify(req.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
+    const chunks: BodyChunk[] = [];
+    let bytes = 0;
+    let truncated = false;
+    let status: number | undefined;
+    let responseHeaders: Record<string, string> = {};
+    let headersMs: number | undefined;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
+    try {
+      const res = await request(this.url(req.path), {
+        method: req.method,
+        headers,
+        body: payload,
+        dispatcher: this.dispatcher,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
+      });
+      status = res.statusCode;
+      headersMs = elapsed();
+      responseHeaders = flattenHeaders(res.headers);
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        const room = maxBody - bytes;
+        if (chunk.length > room) {
+          if (room > 0) chunks.push({ at: elapsed(), bytes: chunk.subarray(0, room) });
+          bytes = maxBody;
+          truncated = true;
+          res.body.destroy();
+          break;
+        }
+        chunks.push({ at: elapsed(), bytes: chunk });
+        bytes += chunk.length;
+      }
+      return { status, headers: responseHeaders, chunks, bytes, truncated, headersMs, durationMs: elapsed() };
+    } catch (err) {
+      return {
+        status,
+        headers: responseHeaders,
+        chunks,
+        bytes,
+        truncated,
+        headersMs,
+        durationMs: elapsed(),
+        transport: describeTransportFailure(err, this.options.redact),
+      };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsDispatcher) await this.dispatcher.close();
+  }
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+export function describeTransportFailure(err: unknown, redact: Redactor): TransportFailure {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.code ?? e?.cause?.code;
+  const message = redact(`${e?.message ?? String(err)}${e?.cause?.message ? ` (${e.cause.message})` : ''}`);
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
+    return { code: 'timeout', message: code ? `${code}: ${message}` : message };
+  }
+  return { code: 'network', message: code && !message.includes(code) ? `${code}: ${message}` : message };
+}
+
+export function bodyText(chunks: readonly BodyChunk[]): string {
+  return Buffer.concat(chunks.map((c) => c.bytes)).toString('utf8');
+}

@@ -1,0 +1,180 @@
+import type { BodyChunk } from './client.js';
+
+/**
+ * A server-sent-events reader that tolerates what real servers send and records every tolerance as a
+ * framing fact (WHATWG HTML "Parsing an event stream"). It is fed the body chunks exactly as they arrived,
+ * so split lines, split CRLF pairs and split UTF-8 sequences behave as they would for a live client.
+ */
+export interface SseEvent {
+  data: string;
+  event?: string;
+  id?: string;
+  /** Milliseconds since the request when the event's terminating blank line arrived. */
+  at: number;
+}
+
+export interface SseFacts {
+  crlf: boolean;
+  bareCr: boolean;
+  /** Comment lines (`: PING`, `: OPENROUTER PROCESSING`), first few kept. */
+  comments: string[];
+  commentCount: number;
+  /** `data:{...}` with no space after the colon: legal. */
+  dataWithoutSpace: boolean;
+  /** `event:`, `id:` or `retry:` fields: legal SSE, unusual for chat completions. */
+  otherFields: string[];
+  /** Lines that are not a field at all (no colon, unknown field name). */
+  strayLines: string[];
+  /** An event whose data spans several lines: two events separated by a single newline look like this. */
+  multiLineData: number;
+  /** Bytes that came after the last blank line and formed no complete event. */
+  unterminatedTail: boolean;
+  bom: boolean;
+}
+
+const KEEP = 5;
+
+export class SseReader {
+  readonly events: SseEvent[] = [];
+  readonly facts: SseFacts = {
+    crlf: false,
+    bareCr: false,
+    comments: [],
+    commentCount: 0,
+    dataWithoutSpace: false,
+    otherFields: [],
+    strayLines: [],
+    multiLineData: 0,
+    unterminatedTail: false,
+    bom: false,
+  };
+  private readonly decoder = new TextDecoder('utf-8');
+  private pending = '';
+  private pendingCr = false;
+  private first = true;
+  private data: string[] = [];
+  private event: string | undefined;
+  private id: string | undefined;
+  private touched = false;
+
+  push(bytes: Uint8Array, at: number): void {
+    this.feed(this.decoder.decode(bytes, { stream: true }), at);
+  }
+
+  end(at: number): void {
+    this.feed(this.decoder.decode(), at);
+    if (this.pendingCr) {
+      this.pendingCr = false;
+      this.line(this.pending, at);
+      this.pending = '';
+    }
+    if (this.pending.length > 0) {
+      this.line(this.pending, at);
+      this.pending = '';
+    }
+    if (this.touched) {
+      this.facts.unterminatedTail = true;
+      this.dispatch(at);
+    }
+  }
+
+  private feed(text: string, at: number): void {
+    if (this.first && text.length > 0) {
+      this.first = false;
+      if (text.charCodeAt(0) === 0xfeff) {
+        this.facts.bom = true;
+        text = text.slice(1);
+      }
+    }
+    let start = 0;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      if (this.pendingCr) {
+        this.pendingCr = false;
+        if (ch === 10) {
+          // The LF of a CRLF pair split across two reads: the line already ended at the CR.
+          this.facts.crlf = true;
+          start = i + 1;
+          continue;
+        }
+        this.facts.bareCr = true;
+      }
+      if (ch === 10 || ch === 13) {
+        this.line(this.pending + text.slice(start, i), at);
+        this.pending = '';
+        start = i + 1;
+        if (ch === 13) {
+          if (i + 1 < text.length) {
+            if (text.charCodeAt(i + 1) === 10) {
+              this.facts.crlf = true;
+              i++;
+              start = i + 1;
+            } else {
+              this.facts.bareCr = true;
+            }
+          } else {
+            this.pendingCr = true;
+          }
+        }
+      }
+    }
+    this.pending += text.slice(start);
+  }
+
+  private line(line: string, at: number): void {
+    if (line === '') {
+      this.dispatch(at);
+      return;
+    }
+    if (line.startsWith(':')) {
+      this.facts.commentCount++;
+      if (this.facts.comments.length < KEEP) this.facts.comments.push(line.slice(0, 120));
+      return;
+    }
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    else if (field === 'data' && colon !== -1 && value.length > 0) this.facts.dataWithoutSpace = true;
+    this.touched = true;
+    switch (field) {
+      case 'data':
+        this.data.push(value);
+        return;
+      case 'event':
+        this.event = value;
+        break;
+      case 'id':
+        this.id = value;
+        break;
+      case 'retry':
+        break;
+      default:
+        if (this.facts.strayLines.length < KEEP) this.facts.strayLines.push(line.slice(0, 120));
+        return;
+    }
+    if (!this.facts.otherFields.includes(field)) this.facts.otherFields.push(field);
+  }
+
+  private dispatch(at: number): void {
+    if (this.data.length > 0) {
+      if (this.data.length > 1) this.facts.multiLineData++;
+      const ev: SseEvent = { data: this.data.join('\n'), at };
+      if (this.event !== undefined) ev.event = this.event;
+      if (this.id !== undefined) ev.id = this.id;
+      this.events.push(ev);
+    }
+    this.data = [];
+    this.event = undefined;
+    this.id = undefined;
+    this.touched = false;
+  }
+}
+
+/** Reads a whole recorded body. */
+export function readSse(chunks: readonly BodyChunk[], endAt?: number): { events: SseEvent[]; facts: SseFacts } {
+  const reader = new SseReader();
+  for (const chunk of chunks) reader.push(chunk.bytes, chunk.at);
+  reader.end(endAt ?? chunks.at(-1)?.at ?? 0);
+  return { events: reader.events, facts: reader.facts };
+}

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import defaultProfile from '../../fixtures/profiles/default.json' with { type: 'json' };
+import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' };
+import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
+import { Profile } from './profile.js';
+
+/** The bundled profiles, imported so they travel inside the npx bundle. */
+const BUNDLED: Record<string, unknown> = {
+  default: defaultProfile,
+  'echo-key': echoKey,
+  'wrong-base-url': wrongBaseUrl,
+};
+
+export const PROFILE_NAMES = Object.keys(BUNDLED);
+
+/** A bundled profile by name, or a profile JSON file by path. */
+export function loadProfile(nameOrPath: string): Profile {
+  const raw = BUNDLED[nameOrPath] ?? readProfileFile(nameOrPath);
+  const parsed = Profile.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`profile "${nameOrPath}" is invalid at ${issue.path.join('.') || 'top level'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function readProfileFile(path: string): unknown {
+  if (!path.endsWith('.json')) {
+    throw new Error(`unknown profile "${path}": bundled profiles are ${PROFILE_NAMES.join(', ')}; or pass a path to a .json profile`);
+  }
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new Error(`cannot read profile ${path}: ${(err as Error).message}`);
+  }
+}

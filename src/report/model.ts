@@ -1,0 +1,135 @@
+import { z } from 'zod';
+
+/** The Report is the one model every writer renders from; a merged report renders like a live one. */
+export const SCHEMA_VERSION = 1;
+
+export const ProbeKind = z.enum(['capability', 'conformance']);
+export type ProbeKind = z.infer<typeof ProbeKind>;
+
+export const CapabilityVerdict = z.enum(['honoured', 'ignored', 'rejected', 'accepted']);
+export const ConformanceVerdict = z.enum(['pass', 'warn', 'fail']);
+export const Verdict = z.enum([...CapabilityVerdict.options, ...ConformanceVerdict.options, 'inconclusive', 'error']);
+export type Verdict = z.infer<typeof Verdict>;
+
+/** Failure causes, in the order the spec tells operators to check them; `harness` is our own bug. */
+export const Cause = z.enum([
+  'auth',
+  'model_not_listed',
+  'model_not_in_group',
+  'quota',
+  'rate_limited',
+  'upstream',
+  'timeout',
+  'network',
+  'harness',
+]);
+export type Cause = z.infer<typeof Cause>;
+
+/** What a result means for a CI gate: a pure function of verdict and expectation (report/outcome.ts). */
+export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
+export type Outcome = z.infer<typeof Outcome>;
+
+export const Finding = z.object({
+  severity: z.enum(['fail', 'warn', 'info']),
+  code: z.string(),
+  message: z.string(),
+});
+export type Finding = z.infer<typeof Finding>;
+
+export const ProbeResult = z.object({
+  model: z.string(),
+  probe: z.string(),
+  kind: ProbeKind,
+  verdict: Verdict,
+  outcome: Outcome,
+  /** "expected X, got Y", in words. */
+  observed: z.string(),
+  /** Call ids in trace.jsonl. */
+  evidence: z.array(z.string()),
+  findings: z.array(Finding).default([]),
+  cause: Cause.optional(),
+  /** For rejected and error: the status and message as received (redacted). */
+  status: z.number().int().optional(),
+  message: z.string().optional(),
+  durationMs: z.number(),
+});
+export type ProbeResult = z.infer<typeof ProbeResult>;
+
+export const StreamMetrics = z.object({
+  streams: z.number().int(),
+  ttftMsMedian: z.number().optional(),
+  gapMsMedian: z.number().optional(),
+  chunksPerSecondMedian: z.number().optional(),
+});
+
+export const ModelEntry = z.object({
+  id: z.string(),
+  listed: z.boolean(),
+  /** Keys of the /models entry beyond id/object/created/owned_by, as listed (e.g. supported_parameters). */
+  declared: z.record(z.string(), z.unknown()).optional(),
+  ownedBy: z.string().optional(),
+  /** Set when the model row was not probed: the smoke call failed, or the model is not listed. */
+  cause: Cause.optional(),
+  advice: z.string().optional(),
+  smoke: z
+    .object({ status: z.number().int().optional(), durationMs: z.number(), evidence: z.string(), message: z.string().optional() })
+    .optional(),
+  metrics: StreamMetrics.optional(),
+});
+export type ModelEntry = z.infer<typeof ModelEntry>;
+
+export const ProbeInfo = z.object({
+  id: z.string(),
+  area: z.string(),
+  kind: ProbeKind,
+  requirement: z.string(),
+  cost: z.object({ requests: z.number().int(), maxTokens: z.number().int() }),
+});
+export type ProbeInfo = z.infer<typeof ProbeInfo>;
+
+export const Report = z.object({
+  schemaVersion: z.literal(SCHEMA_VERSION),
+  tool: z.object({ name: z.literal('chatprobe'), version: z.string() }),
+  target: z.object({
+    baseUrl: z.string(),
+    /** Names only: header values may carry secrets. */
+    headerNames: z.array(z.string()),
+  }),
+  startedAt: z.string(),
+  finishedAt: z.string(),
+  durationMs: z.number(),
+  interrupted: z.boolean().default(false),
+  options: z.object({
+    concurrency: z.number().int(),
+    timeoutMs: z.number(),
+    modelFilter: z.array(z.string()),
+    probeFilter: z.array(z.string()),
+  }),
+  models: z.array(ModelEntry),
+  probes: z.array(ProbeInfo),
+  results: z.array(ProbeResult),
+  calls: z.number().int(),
+});
+export type Report = z.infer<typeof Report>;
+
+/** One line of trace.jsonl: one HTTP call. */
+export const CallRecord = z.object({
+  id: z.string(),
+  at: z.string(),
+  probe: z.string(),
+  model: z.string().optional(),
+  method: z.string(),
+  path: z.string(),
+  status: z.number().int().optional(),
+  durationMs: z.number(),
+  ttftMs: z.number().optional(),
+  requestId: z.string().optional(),
+  usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() }).optional(),
+  bytes: z.number().int(),
+  truncated: z.boolean().optional(),
+  cause: Cause.optional(),
+  error: z.string().optional(),
+  /** Rate-limit and identity headers worth keeping (x-ratelimit-*, retry-after, cf-ray, request ids). */
+  headers: z.record(z.string(), z.string()).optional(),
+});
+export type CallRecord = z.infer<typeof CallRecord>;

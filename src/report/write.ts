@@ -1,0 +1,46 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Redactor } from '../http/redact.js';
+import type { CallRecord, Report } from './model.js';
+import { renderJson } from './writers/json.js';
+import { renderJunit } from './writers/junit.js';
+import { renderMatrix } from './writers/markdown.js';
+import { renderTrace } from './writers/trace.js';
+
+export const REPORT_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl'] as const;
+
+export interface WriteOutcome {
+  written: string[];
+  failed: { file: string; error: string }[];
+}
+
+/**
+ * Writes every report file from the Report alone. Writers are isolated: one that throws is reported and
+ * the others still run. Everything passes the redactor once more on its way to disk, and each file is
+ * written whole (temp file, then rename) so a reader never sees half a report.
+ */
+export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, redact: Redactor): Promise<WriteOutcome> {
+  await mkdir(dir, { recursive: true });
+  const writers: [string, () => string][] = [
+    ['report.json', () => renderJson(report)],
+    ['junit.xml', () => renderJunit(report)],
+    ['matrix.md', () => renderMatrix(report)],
+    ['trace.jsonl', () => renderTrace(trace)],
+  ];
+  const outcome: WriteOutcome = { written: [], failed: [] };
+  await Promise.all(
+    writers.map(async ([file, render]) => {
+      const path = join(dir, file);
+      try {
+        const tmp = `${path}.${process.pid}.tmp`;
+        await writeFile(tmp, redact(render()), 'utf8');
+        await rename(tmp, path);
+        outcome.written.push(path);
+      } catch (err) {
+        outcome.failed.push({ file, error: redact((err as Error).message) });
+      }
+    }),
+  );
+  outcome.written.sort();
+  return outcome;
+}

@@ -1,0 +1,64 @@
+import pc from 'picocolors';
+import type { ProbeResult, Report } from '../model.js';
+import { cellText, VERDICT_TONE, type Tone } from '../style.js';
+import { summarise } from '../summary.js';
+
+export interface Painter {
+  tone(tone: Tone, text: string): string;
+  bold(text: string): string;
+  dim(text: string): string;
+}
+
+/** Colour only on a TTY, and never when NO_COLOR is set (https://no-color.org). */
+export function painter(isTTY: boolean, env: NodeJS.ProcessEnv): Painter {
+  const c = pc.createColors(isTTY && !('NO_COLOR' in env) && env.TERM !== 'dumb');
+  const tones: Record<Tone, (s: string) => string> = { good: c.green, notice: c.yellow, bad: c.red, muted: c.gray };
+  return { tone: (t, s) => tones[t](s), bold: c.bold, dim: c.dim };
+}
+
+const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
+
+/** The matrix as text: probes down, models across; widths measured before colour is added. */
+export function renderConsole(report: Report, paint: Painter): string {
+  const byKey = new Map(report.results.map((r) => [`${r.model}\u0000${r.probe}`, r]));
+  const probeWidth = Math.max(5, ...report.probes.map((p) => p.id.length));
+  const widths = report.models.map((m) =>
+    Math.max(m.id.length, ...report.probes.map((p) => {
+      const r = byKey.get(`${m.id}\u0000${p.id}`);
+      return r ? cellText(r.verdict, r.cause).length : 1;
+    })),
+  );
+  const lines: string[] = [];
+  lines.push([pad('probe', probeWidth), ...report.models.map((m, i) => pad(m.id, widths[i]!))].map((s) => paint.bold(s)).join('  '));
+  for (const p of report.probes) {
+    const cells = report.models.map((m, i) => {
+      const r = byKey.get(`${m.id}\u0000${p.id}`);
+      if (!r) return pad('-', widths[i]!);
+      return paint.tone(VERDICT_TONE[r.verdict], pad(cellText(r.verdict, r.cause), widths[i]!));
+    });
+    lines.push([pad(p.id, probeWidth), ...cells].join('  '));
+  }
+  const notable = report.results.filter((r) => r.outcome !== 'passed' || r.verdict === 'warn');
+  if (notable.length > 0) lines.push('');
+  for (const r of notable) lines.push(findingLine(r, paint));
+  for (const m of report.models.filter((x) => x.cause)) {
+    lines.push(paint.tone('bad', `${m.id}: not probed (${m.cause}): ${m.advice ?? ''}`));
+  }
+  const s = summarise(report);
+  lines.push('');
+  lines.push(
+    `${report.models.length} model(s) × ${report.probes.length} probe(s), ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+      `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
+      (report.interrupted ? ' (interrupted: partial report)' : ''),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function findingLine(r: ProbeResult, paint: Painter): string {
+  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}  ${r.model} ${paint.dim(r.probe)}: ${r.observed}`;
+}
+
+/** One result as a plain progress line (non-TTY runs, e.g. CI logs). */
+export function progressLine(r: ProbeResult, done: number, total: number): string {
+  return `[${done}/${total}] ${r.model} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+}

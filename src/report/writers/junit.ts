@@ -1,0 +1,60 @@
+import junit from 'junit-report-builder';
+import type { Builder } from 'junit-report-builder';
+import type { ProbeResult, Report } from '../model.js';
+
+// Under nodenext the default import is the module namespace in some loaders and the builder in others.
+const root = ((junit as unknown as { default?: Builder }).default ?? junit) as Builder;
+
+/** JUnit classnames are dotted package paths: a model id's dots would split it into packages. */
+export function junitClassName(model: string): string {
+  return model.replace(/\./g, '_');
+}
+
+/**
+ * One <testsuite> per model; classname = model id with dots replaced; name = probe id. The verdict goes in
+ * properties and system-out, never in the name, so CI history keys stay stable.
+ */
+export function renderJunit(report: Report): string {
+  const builder = root.newBuilder().name('chatprobe');
+  for (const model of report.models) {
+    const suite = builder.testSuite().name(model.id).property('listed', String(model.listed));
+    if (model.cause) suite.property('cause', model.cause);
+    for (const r of report.results.filter((x) => x.model === model.id)) {
+      const tc = suite
+        .testCase()
+        .className(junitClassName(model.id))
+        .name(r.probe)
+        .time(r.durationMs / 1000)
+        .property('verdict', r.verdict)
+        .property('kind', r.kind)
+        .property('outcome', r.outcome)
+        .standardOutput(systemOut(r));
+      if (r.cause) tc.property('cause', r.cause);
+      if (r.evidence.length > 0) tc.property('evidence', r.evidence.join(' '));
+      switch (r.outcome) {
+        case 'failed':
+          tc.failure(`${r.verdict}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, 'regression');
+          break;
+        case 'errored':
+          tc.error(r.observed, r.cause ?? 'harness');
+          break;
+        case 'skipped':
+          tc.skipped();
+          break;
+        case 'passed':
+          break;
+      }
+    }
+  }
+  return builder.build();
+}
+
+function systemOut(r: ProbeResult): string {
+  const lines = [`verdict: ${r.verdict}`, `observed: ${r.observed}`];
+  if (r.cause) lines.push(`cause: ${r.cause}`);
+  if (r.status !== undefined) lines.push(`status: ${r.status}`);
+  if (r.message) lines.push(`message: ${r.message}`);
+  for (const f of r.findings) lines.push(`${f.severity}: ${f.code}: ${f.message}`);
+  if (r.evidence.length > 0) lines.push(`evidence: ${r.evidence.join(' ')} (trace.jsonl)`);
+  return lines.join('\n');
+}

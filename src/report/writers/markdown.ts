@@ -1,0 +1,65 @@
+import type { ProbeResult, Report } from '../model.js';
+import { cellText, VERDICT_MARK } from '../style.js';
+import { summarise } from '../summary.js';
+
+/** Markdown table cells: pipes escaped, line breaks folded, so any server text stays inside its cell. */
+export function escapeCell(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ').replace(/</g, '&lt;');
+}
+
+export function escapeText(text: string): string {
+  return text.replace(/</g, '&lt;').replace(/\r?\n|\r/g, ' ');
+}
+
+const cell = (r: ProbeResult | undefined) => (r ? `${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}` : '—');
+
+export function renderMatrix(report: Report): string {
+  const s = summarise(report);
+  const byKey = new Map(report.results.map((r) => [`${r.model}\u0000${r.probe}`, r]));
+  const out: string[] = [];
+  out.push('# chatprobe capability matrix', '');
+  out.push(
+    `Target \`${report.target.baseUrl}\` · ${report.models.length} model(s) × ${report.probes.length} probe(s) · ` +
+      `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
+      (report.interrupted ? ' · **interrupted: partial report**' : ''),
+  );
+  out.push('');
+  out.push(`| probe | kind | ${report.models.map((m) => `\`${escapeCell(m.id)}\``).join(' | ')} |`);
+  out.push(`|---|---|${report.models.map(() => '---').join('|')}|`);
+  for (const p of report.probes) {
+    const cells = report.models.map((m) => cell(byKey.get(`${m.id}\u0000${p.id}`)));
+    out.push(`| \`${p.id}\` | ${p.kind} | ${cells.join(' | ')} |`);
+  }
+  out.push('');
+  out.push(
+    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.`,
+  );
+  out.push('');
+  out.push('## Models', '');
+  out.push('| model | listed | smoke call | median TTFT | median chunk gap | note |');
+  out.push('|---|---|---|---|---|---|');
+  for (const m of report.models) {
+    const smoke = m.smoke ? `${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms` : 'not sent';
+    const ttft = m.metrics?.ttftMsMedian !== undefined ? `${m.metrics.ttftMsMedian} ms` : '—';
+    const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
+    const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : '';
+    out.push(`| \`${escapeCell(m.id)}\` | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${escapeCell(note)} |`);
+  }
+  out.push('');
+  out.push('## Findings', '');
+  const notable = report.results.filter((r) => r.verdict !== 'pass' && r.verdict !== 'honoured' && r.verdict !== 'accepted');
+  if (notable.length === 0) out.push('Every probe passed or was honoured.');
+  for (const r of notable) {
+    out.push(`- **${escapeText(r.model)}** · \`${r.probe}\` — ${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}: ${escapeText(r.observed)}`);
+    if (r.message && !r.observed.includes(r.message)) out.push(`  - server said${r.status ? ` (HTTP ${r.status})` : ''}: ${escapeText(r.message)}`);
+    if (r.evidence.length > 0) out.push(`  - evidence: ${r.evidence.join(', ')} in trace.jsonl`);
+  }
+  out.push('');
+  out.push('## Probes', '');
+  for (const p of report.probes) out.push(`- \`${p.id}\` (${p.kind}): ${escapeText(p.requirement)}`);
+  out.push('');
+  out.push(
+    'Legend: ✅ honoured / pass · ☑️ accepted (no cheap way to see the effect) · 🟡 ignored · ⛔ rejected · ⚠️ warn · ❌ fail · ❔ inconclusive · 💥 error (cause).',
+  );
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,33 @@
+import { isObject } from './stream.js';
+
+export interface ChoiceView {
+  index: number;
+  content: string | null;
+  finishReason: unknown;
+  toolCalls: unknown[];
+  reasoning: string | undefined;
+}
+
+/** The parts of a non-stream completion a probe reads, tolerant of any shape (schema checks are separate). */
+export function readChoices(json: unknown): ChoiceView[] {
+  if (!isObject(json) || !Array.isArray(json.choices)) return [];
+  return json.choices.filter(isObject).map((c, i) => {
+    const message = isObject(c.message) ? c.message : {};
+    const reasoning = message.reasoning_content ?? message.reasoning;
+    return {
+      index: typeof c.index === 'number' ? c.index : i,
+      content: typeof message.content === 'string' ? message.content : null,
+      finishReason: c.finish_reason,
+      toolCalls: Array.isArray(message.tool_calls) ? message.tool_calls : [],
+      reasoning: typeof reasoning === 'string' ? reasoning : undefined,
+    };
+  });
+}
+
+/** A 2xx body that is really an error (`{"error":…}`, `{"success":false}`) is a failure: clients take it as an answer. */
+export function errorIn2xx(json: unknown): string | undefined {
+  if (!isObject(json)) return undefined;
+  if ('error' in json && json.error !== null && json.error !== undefined) return 'the 2xx body carries an "error" member';
+  if (json.success === false) return 'the 2xx body says "success": false';
+  return undefined;
+}
