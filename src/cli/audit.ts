@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { resolveOptions, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../engine/errors.js';
 import { runAudit } from '../engine/run.js';
@@ -11,6 +11,12 @@ import { writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { err, out } from './output.js';
+
+/** A path relative to the working folder when it is below it, else absolute. */
+function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
+}
 
 export const EXIT = { ok: 0, failed: 1, cannotTest: 2, interrupted: 130 } as const;
 
@@ -37,7 +43,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       {
         onPlan: (models, probes) => {
           const called = models.filter((m) => m.call).length;
+          const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
           say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
+          if (unlisted.length > 0) {
+            say(`not listed by GET /models: ${unlisted.join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
+          }
         },
         onResult: (r, done, total) => {
           if (options.quiet) return;
@@ -53,7 +63,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (options.json) out(run.redact(`${JSON.stringify(run.report, null, 2)}\n`));
     else if (!options.quiet) out(run.redact(renderConsole(run.report, painter(Boolean(process.stdout.isTTY), env))));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
-    say(`reports: ${written.written.map((p) => relative(process.cwd(), p) || p).join(', ')}\n`);
+    say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     if (written.failed.length > 0) return EXIT.failed;
     if (run.report.interrupted) return EXIT.interrupted;
     return summary.exitCode;

@@ -18,6 +18,18 @@ const STANDARD_KEYS = new Set(['id', 'object', 'created', 'owned_by']);
  * gives operators: a 401 means the token is at fault; an HTML page means the base URL is wrong.
  */
 export function readModelList(x: Exchange, baseUrl: string): ListedModel[] {
+  try {
+    return parseModelList(x, baseUrl);
+  } catch (e) {
+    // Most wrong base URLs miss the version segment: say so beside whatever went wrong.
+    if (e instanceof CannotTestError && !/\/v\d+[a-z]*$/.test(baseUrl)) {
+      throw new CannotTestError(e.message, `${e.advice ? `${e.advice}; ` : ''}note that the base URL does not end in /v1`);
+    }
+    throw e;
+  }
+}
+
+function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
   if (x.transport) {
     throw new CannotTestError(`GET ${baseUrl}/models failed: ${describeFailure(x)}`, ADVICE[x.transport.code]);
   }

@@ -48,7 +48,8 @@ export class SseReader {
     unterminatedTail: false,
     bom: false,
   };
-  private readonly decoder = new TextDecoder('utf-8');
+  // ignoreBOM keeps a leading BOM in the text, so it can be recorded rather than silently dropped.
+  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   private pending = '';
   private pendingCr = false;
   private first = true;

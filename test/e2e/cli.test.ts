@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import { CallRecord, Report } from '../../src/report/model.js';
+import { PROBES } from '../../suites/index.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk-cli-test';
+
+describe('chatprobe CLI', () => {
+  let server: ReferenceServer;
+  let html: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    html = await startReferenceServer({ profile: loadProfile('wrong-base-url') });
+  });
+  afterAll(async () => {
+    await server.close();
+    await html.close();
+  });
+
+  it('demo (npm start) audits the bundled server and shows honoured, ignored and rejected', async () => {
+    const out = await tempDir();
+    const run = await runCli(['demo', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/honoured/);
+    expect(run.stdout).toMatch(/ignored/);
+    expect(run.stdout).toMatch(/rejected/);
+    expect(run.stderr).toContain(`reports: ${out}`);
+  });
+
+  it('prints one plain progress line per result when stderr is not a TTY', async () => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: KEY });
+    const lines = run.stderr.split('\n').filter((l) => /^\[\d+\/\d+\]/.test(l));
+    expect(lines).toHaveLength(3 * PROBES.length);
+    expect(run.stdout).not.toMatch(/\x1b\[/);
+  });
+
+  it('--json prints the report, and --quiet prints nothing', async () => {
+    const out = await tempDir();
+    const json = await runCli(['--base-url', server.url, '--out', out, '--json'], { OPENAI_API_KEY: KEY });
+    const report = Report.parse(JSON.parse(json.stdout));
+    expect(report.results).toHaveLength(3 * PROBES.length);
+    const quiet = await runCli(['--base-url', server.url, '--out', out, '--quiet'], { OPENAI_API_KEY: KEY });
+    expect(quiet.code).toBe(0);
+    expect(quiet.stdout + quiet.stderr).toBe('');
+  });
+
+  it('exits quietly when stdout is closed early (piped into head)', async () => {
+    const out = await tempDir();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', server.url, '--out', out, '--json'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY },
+    });
+    // The reader goes away before anything is written, so every write to stdout meets EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise((r) => child.on('close', r));
+    expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
+    expect(code).toBe(0);
+    expect(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')).schemaVersion).toBe(1);
+  });
+
+  it('reports a named model that is not listed without calling it, and exits 1', async () => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard,ghost'], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('not listed by GET /models: ghost');
+    const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+    expect(report.models.find((m) => m.id === 'ghost')).toMatchObject({ listed: false, cause: 'model_not_listed' });
+    const trace = (await readFile(join(out, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
+    expect(trace.some((c) => c.model === 'ghost')).toBe(false);
+    expect(trace.every((c) => c.model === undefined || c.model === 'ref-standard')).toBe(true);
+  });
+
+  it('calls an unlisted model with --allow-unlisted', async () => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ghost', '--allow-unlisted', '--probes', 'chat.basic'], { OPENAI_API_KEY: KEY });
+    const trace = (await readFile(join(out, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(trace.some((c) => c.model === 'ghost' && c.status === 404)).toBe(true);
+    expect(run.code).toBe(1);
+  });
+
+  it('exits 2 with the base-URL hint when /models answers an HTML page', async () => {
+    const run = await runCli(['--base-url', html.url.replace(/\/v1$/, ''), '--out', await tempDir()], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('HTML page');
+    expect(run.stderr).toContain('base URL looks wrong');
+    expect(run.stderr).toContain('does not end in /v1');
+  });
+
+  it('exits 2 on 401 from /models with the token advice', async () => {
+    const run = await runCli(['--base-url', server.url, '--out', await tempDir()], { OPENAI_API_KEY: 'nope' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('HTTP 401');
+    expect(run.stderr).toContain('the token is at fault');
+  });
+
+  it('exits 2 on bad usage: unknown probe (listing the valid ones), unknown flag, no base URL', async () => {
+    const unknown = await runCli(['--base-url', server.url, '--probes', 'chat.nope'], { OPENAI_API_KEY: KEY });
+    expect(unknown.code).toBe(2);
+    for (const p of PROBES) expect(unknown.stderr).toContain(p.id);
+    const flag = await runCli(['--bogus']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain('Unknown argument: bogus');
+    const none = await runCli([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('OPENAI_BASE_URL');
+  });
+
+  it('probes lists every probe with kind, cost and requirement', async () => {
+    const run = await runCli(['probes']);
+    expect(run.code).toBe(0);
+    for (const p of PROBES) expect(run.stdout).toMatch(new RegExp(`^${p.id.replace(/\./g, '\\.')}\\s+${p.kind}`, 'm'));
+    const json = JSON.parse((await runCli(['probes', '--json'])).stdout);
+    expect(json.map((p: { id: string }) => p.id)).toEqual(PROBES.map((p) => p.id));
+  });
+
+  it('--version and --help tell the truth', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8'));
+    expect((await runCli(['--version'])).stdout.trim()).toBe(pkg.version);
+    const help = (await runCli(['--help'])).stdout;
+    for (const flag of ['--base-url', '--api-key-env', '--models', '--probes', '--out', '--concurrency', '--timeout', '--header', '--json', '--quiet']) {
+      expect(help).toContain(flag);
+    }
+  });
+
+  it('serve prints its base URL, answers, and stops on SIGTERM', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profile', 'default'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    const url = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+        const m = /base URL: (\S+)/.exec(text);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(`serve exited: ${text}`)));
+    });
+    const res = await fetch(`${url}/models`, { headers: { authorization: 'Bearer anything' } });
+    expect(res.status).toBe(200);
+    const exited = new Promise((r) => child.on('exit', r));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,0 +1,50 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+// A key with characters that JSON and URLs escape, so every encoding of it is checked.
+const KEY = 'sk-LEAKCHECK-9f8e7d6c5b4a/+="quoted"';
+
+async function scan(dir: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const name of await readdir(dir)) files[name] = await readFile(join(dir, name), 'utf8');
+  return files;
+}
+
+describe('the API key never leaves the Authorization header', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    // This profile echoes the caller's token in answers, error messages and headers.
+    server = await startReferenceServer({ profile: loadProfile('echo-key'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it.each([[[]], [['--json']]])('is in no output file, nor stdout or stderr (flags %j)', async (flags) => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out, ...flags], { OPENAI_API_KEY: KEY });
+    expect(run.code, run.stderr).toBe(0);
+    const files = await scan(out);
+    expect(Object.keys(files).sort()).toEqual(['junit.xml', 'matrix.md', 'report.json', 'trace.jsonl']);
+    const everything = { ...files, stdout: run.stdout, stderr: run.stderr };
+    for (const [name, text] of Object.entries(everything)) {
+      expect(text.includes(KEY), name).toBe(false);
+      expect(text.includes(JSON.stringify(KEY).slice(1, -1)), name).toBe(false);
+      expect(text.includes('LEAKCHECK'), name).toBe(false);
+    }
+    // The server did echo the key, so redaction had something to remove.
+    expect(files['report.json']).toContain('[REDACTED]');
+  });
+
+  it('is not printed when the key is wrong', async () => {
+    const out = await tempDir();
+    const wrong = 'sk-WRONGKEY-abcdef0123456789';
+    const run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: wrong });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('401');
+    expect(run.stdout + run.stderr).not.toContain('WRONGKEY');
+  });
+});

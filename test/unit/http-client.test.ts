@@ -1,0 +1,118 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyText, HttpClient } from '../../src/http/client.js';
+import { createRedactor } from '../../src/http/redact.js';
+
+const KEY = 'sk-http-client-test';
+let server: Server;
+let base: string;
+const seen: { path: string; authorization: string | undefined; headers: Record<string, unknown> }[] = [];
+const stalled: ServerResponse[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    seen.push({ path: req.url!, authorization: req.headers.authorization, headers: req.headers });
+    switch (req.url) {
+      case '/v1/big':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // 64 KiB in 1 KiB writes; the client's cap is 10,000 bytes.
+        for (let i = 0; i < 64; i++) res.write('x'.repeat(1024));
+        res.end();
+        return;
+      case '/v1/redirect':
+        res.writeHead(302, { location: '/v1/elsewhere' });
+        res.end('moved');
+        return;
+      case '/v1/stall':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {}\n\n');
+        stalled.push(res);
+        return;
+      case '/v1/echo-key':
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end(`bad key ${req.headers.authorization}`);
+        return;
+      default:
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(async () => {
+  for (const res of stalled) res.destroy();
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+const client = (extra: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) =>
+  new HttpClient({ baseUrl: `${base}/`, apiKey: KEY, headers: { 'x-route': 'blue' }, timeoutMs: 5000, redact: createRedactor([KEY]), ...extra });
+
+describe('HttpClient', () => {
+  it('sends the key only as a bearer Authorization header, plus the extra headers', async () => {
+    const c = client();
+    const res = await c.send({ method: 'POST', path: '/chat/completions', body: { a: 1 } });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(bodyText(res.chunks)).toBe('{"ok":true}');
+    const req = seen.at(-1)!;
+    expect(req.path).toBe('/v1/chat/completions');
+    expect(req.authorization).toBe(`Bearer ${KEY}`);
+    expect(req.headers['x-route']).toBe('blue');
+    expect(req.headers['content-type']).toBe('application/json');
+  });
+
+  it('sends no Authorization header when asked, or the one given', async () => {
+    const c = client();
+    await c.send({ method: 'GET', path: '/models', auth: 'none' });
+    expect(seen.at(-1)!.authorization).toBeUndefined();
+    await c.send({ method: 'GET', path: '/models', auth: { authorization: 'Basic abc' } });
+    expect(seen.at(-1)!.authorization).toBe('Basic abc');
+    await c.close();
+  });
+
+  it('cuts a body at the cap and says so, instead of reading it all', async () => {
+    const c = client({ maxBodyBytes: 10_000 });
+    const res = await c.send({ method: 'GET', path: '/big' });
+    await c.close();
+    expect(res.truncated).toBe(true);
+    expect(res.bytes).toBe(10_000);
+    expect(res.chunks.reduce((n, ch) => n + ch.bytes.length, 0)).toBe(10_000);
+  });
+
+  it('does not follow redirects', async () => {
+    const c = client();
+    const res = await c.send({ method: 'GET', path: '/redirect' });
+    await c.close();
+    expect(res.status).toBe(302);
+    expect(seen.some((s) => s.path === '/v1/elsewhere')).toBe(false);
+  });
+
+  it('ends a stalled stream with a timeout, keeping what arrived', async () => {
+    const c = client({ timeoutMs: 2000, idleTimeoutMs: 150 });
+    const res = await c.send({ method: 'POST', path: '/stall', body: {} });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(res.transport?.code).toBe('timeout');
+    expect(bodyText(res.chunks)).toBe('data: {}\n\n');
+  });
+
+  it('ends a slow answer at the total timeout even while bytes trickle in', async () => {
+    const c = client({ timeoutMs: 200 });
+    const res = await c.send({ method: 'POST', path: '/stall', body: {} });
+    await c.close();
+    expect(res.transport?.code).toBe('timeout');
+    expect(res.durationMs).toBeLessThan(5000);
+  });
+
+  it('classifies a refused connection as a network failure', async () => {
+    const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000, redact: createRedactor([KEY]) });
+    const res = await c.send({ method: 'GET', path: '/models' });
+    await c.close();
+    expect(res.status).toBeUndefined();
+    expect(res.transport?.code).toBe('network');
+    expect(res.transport?.message).toContain('ECONNREFUSED');
+  });
+});

@@ -1,0 +1,39 @@
+import { readdir } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROBES } from '../../suites/index.js';
+import { ROOT } from '../helpers/cli.js';
+
+async function probeFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await probeFiles(path)));
+    else if (entry.name.endsWith('.ts') && dir !== join(ROOT, 'suites')) out.push(path);
+  }
+  return out;
+}
+
+describe('the probe catalogue', () => {
+  it('lists every probe file under suites/ exactly once', async () => {
+    const files = await probeFiles(join(ROOT, 'suites'));
+    expect(PROBES.length).toBe(files.length);
+    const loaded = await Promise.all(files.map(async (f) => (await import(f)).default.id as string));
+    expect(loaded.sort()).toEqual(PROBES.map((p) => p.id).sort());
+    // One file per feature, in a folder named after its area.
+    for (const f of files) {
+      const mod = (await import(f)).default;
+      expect(relative(join(ROOT, 'suites'), f).split('/')[0], f).toBe(mod.area);
+    }
+  });
+
+  it('has unique, well-formed ids with a requirement and a cost', () => {
+    const ids = PROBES.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const p of PROBES) {
+      expect(p.id).toMatch(/^[a-z_]+(\.[a-z0-9_]+)+$/);
+      expect(p.requirement.length, p.id).toBeGreaterThan(10);
+      expect(p.cost.requests).toBeGreaterThanOrEqual(0);
+    }
+  });
+});
