@@ -51,7 +51,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
         },
         onResult: (r, done, total) => {
           if (options.quiet) return;
-          if (tty) err(redact(`\r\x1b[2K${progressLine(r, done, total)}`.slice(0, (process.stderr.columns ?? 100) + 8)));
+          if (tty) err(`\r\x1b[2K${redact(progressLine(r, done, total)).slice(0, (process.stderr.columns || 100) - 1)}`);
           else err(redact(`${progressLine(r, done, total)}\n`));
         },
       },
