@@ -1,10 +1,64 @@
 import type { ProbeDefinition } from '../src/engine/probe.js';
+import authBadKey from './auth/bad-key.js';
+import authMissingKey from './auth/missing-key.js';
+import authNoBearer from './auth/no-bearer.js';
 import chatBasic from './chat/basic.js';
+import chatErrorIn2xx from './chat/error-in-2xx.js';
+import chatFinishReason from './chat/finish-reason.js';
+import chatModelEcho from './chat/model-echo.js';
+import chatSchema from './chat/schema.js';
+import chatUsage from './chat/usage.js';
+import errorsInvalidRole from './errors/invalid-role.js';
+import errorsMalformedJson from './errors/malformed-json.js';
+import errorsMissingMessages from './errors/missing-messages.js';
+import errorsUnknownModel from './errors/unknown-model.js';
+import errorsWrongType from './errors/wrong-type.js';
+import modelsList from './models/list.js';
 import parametersMaxTokens from './parameters/max-tokens.js';
 import streamingBasic from './streaming/basic.js';
+import streamingBuffered from './streaming/buffered.js';
+import streamingChunkSchema from './streaming/chunk-schema.js';
+import streamingContentType from './streaming/content-type.js';
+import streamingDone from './streaming/done.js';
+import streamingErrorInBand from './streaming/error-in-band.js';
+import streamingFinishOnce from './streaming/finish-once.js';
+import streamingFraming from './streaming/framing.js';
+import streamingNoStreamField from './streaming/no-stream-field.js';
+import streamingRoleFirst from './streaming/role-first.js';
+import streamingUnrequestedUsage from './streaming/unrequested-usage.js';
+import streamingUsage from './streaming/usage.js';
 
 /**
- * Every probe, in catalogue order. Listed explicitly so the bundle carries them (a test checks that every
- * file under suites/ is listed here).
+ * Every probe, in catalogue order (the order of ../shared/PROBES.md). Listed explicitly so the bundle
+ * carries them; a test checks that every probe file under suites/ is listed here.
  */
-export const PROBES: readonly ProbeDefinition[] = [chatBasic, streamingBasic, parametersMaxTokens];
+export const PROBES: readonly ProbeDefinition[] = [
+  modelsList,
+  authMissingKey,
+  authBadKey,
+  authNoBearer,
+  errorsUnknownModel,
+  errorsMalformedJson,
+  errorsMissingMessages,
+  errorsWrongType,
+  errorsInvalidRole,
+  chatBasic,
+  chatSchema,
+  chatFinishReason,
+  chatUsage,
+  chatModelEcho,
+  chatErrorIn2xx,
+  streamingBasic,
+  streamingContentType,
+  streamingFraming,
+  streamingDone,
+  streamingChunkSchema,
+  streamingRoleFirst,
+  streamingFinishOnce,
+  streamingUsage,
+  streamingUnrequestedUsage,
+  streamingNoStreamField,
+  streamingErrorInBand,
+  streamingBuffered,
+  parametersMaxTokens,
+];

@@ -16,6 +16,9 @@ export const AuditFlags = z.object({
   timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds'),
   header: z.array(z.string()).default([]).describe('Extra request header "K: V" (repeatable), for gateways that route by header'),
   allowUnlisted: z.boolean().default(false).describe('Call models named with --models even when GET /models does not list them'),
+  strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
+  requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
+  samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
   json: z.boolean().default(false).describe('Print the report JSON on stdout instead of the matrix'),
   quiet: z.boolean().default(false).describe('Print nothing but errors (reports are still written)'),
 });
@@ -32,6 +35,9 @@ export interface ResolvedOptions {
   concurrency: number;
   timeoutMs: number;
   allowUnlisted: boolean;
+  strict: boolean;
+  requireAuth: boolean;
+  samples: number;
   json: boolean;
   quiet: boolean;
   /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers. */
@@ -78,6 +84,9 @@ export function resolveOptions(raw: unknown, env: NodeJS.ProcessEnv): ResolvedOp
     concurrency: f.concurrency,
     timeoutMs: Math.round(f.timeout * 1000),
     allowUnlisted: f.allowUnlisted,
+    strict: f.strict,
+    requireAuth: f.requireAuth,
+    samples: f.samples,
     json: f.json,
     quiet: f.quiet,
     secrets,

@@ -108,10 +108,12 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
 export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, redact: Redactor): StreamExchange {
   const base = toExchange(callId, req, res, redact);
   const isEventStream = base.contentType.includes('text/event-stream');
-  if (!isEventStream || !base.ok) {
+  // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
+  // An SSE body under another content type is read too, as the OpenAI SDK reads it.
+  const streamed = base.status !== undefined && base.status >= 200 && base.status < 300;
+  if (!streamed || !(isEventStream || looksLikeSse(base.text))) {
     return { ...base, isEventStream, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [] };
   }
-  // The body was read whole, but chunk arrival times are kept, so timing facts are as a live client saw them.
   const { events, facts } = readSse(res.chunks, res.durationMs);
   for (const ev of events) ev.data = redact(ev.data);
   const assembled = assembleStream(events);
@@ -119,18 +121,23 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
   for (let i = 1; i < assembled.contentTimes.length; i++) {
     gapsMs.push(round(assembled.contentTimes[i]! - assembled.contentTimes[i - 1]!));
   }
-  const lastUsage = assembled.usage.at(-1);
-  const firstId = assembled.ids[0];
   return {
     ...base,
+    json: undefined,
+    parseError: undefined,
     isEventStream,
-    requestId: base.requestId ?? firstId,
-    usage: lastUsage,
+    requestId: base.requestId ?? assembled.ids[0],
+    usage: assembled.usage.at(-1),
     sse: { eventCount: events.length, facts },
     assembled,
     ttftMs: assembled.firstContentAt,
     gapsMs,
   };
+}
+
+/** The first line of the body is an SSE field or comment. */
+export function looksLikeSse(text: string): boolean {
+  return /^\uFEFF?\s*(data|event|id|retry)?:/.test(text.slice(0, 200));
 }
 
 function round(n: number): number {

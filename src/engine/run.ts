@@ -1,16 +1,17 @@
 import pLimit from 'p-limit';
-import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { HttpClient, type HttpRequest } from '../http/client.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeResult, type Report } from '../report/model.js';
+import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
+import { VERSION } from '../version.js';
+import { CallLog } from './calls.js';
 import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
-import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
+import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type PlannedModel } from './plan.js';
-import type { ChatBody, ProbeContext, ProbeDefinition, ProbeVerdict } from './probe.js';
+import { SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeDefinition, type ProbeVerdict } from './probe.js';
 import { describeFailure } from './verdicts.js';
-import { VERSION } from '../version.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -24,13 +25,19 @@ export interface AuditRun {
   redact: Redactor;
 }
 
-/** Causes that stop a model row after its smoke call: nothing further is spent on that model. */
-/** The smoke call's prompt: one word, so the call is cheap without a token limit. */
-export const SMOKE_PROMPT = 'Reply with the single word OK.';
 
+/** Causes that stop a model row after its smoke call: nothing further is spent on that model. */
 const ROW_STOPPERS = new Set(['auth', 'model_not_in_group', 'quota', 'rate_limited', 'upstream', 'timeout', 'network']);
 
-const KEPT_HEADERS = /^(x-ratelimit-|retry-after$|cf-ray$|x-request-id$|x-oneapi-request-id$|apim-request-id$|x-ds-trace-id$|openai-processing-ms$)/;
+interface ModelState {
+  plan: PlannedModel;
+  entry: ModelEntry;
+  smoke: Exchange | undefined;
+  /** Why no probe runs on this model, if none does. */
+  stopped: ProbeVerdict | undefined;
+  shared: Map<string, Promise<Exchange>>;
+  streams: StreamExchange[];
+}
 
 export async function runAudit(
   options: ResolvedOptions,
@@ -49,151 +56,153 @@ export async function runAudit(
     redact,
     ...(signal ? { signal } : {}),
   });
-  const trace: CallRecord[] = [];
-  let seq = 0;
-
-  async function call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<StreamExchange | Exchange> {
-    const id = `c${++seq}`;
-    const at = new Date().toISOString();
-    const res: HttpResponse = signal?.aborted
-      ? { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, headersMs: undefined, durationMs: 0, transport: { code: 'network', message: 'interrupted' } }
-      : await client.send(req);
-    const x = stream ? toStreamExchange(id, req, res, redact) : toExchange(id, req, res, redact);
-    const record: CallRecord = { id, at, probe, method: req.method, path: req.path, durationMs: x.durationMs, bytes: x.bytes };
-    if (model !== undefined) record.model = model;
-    if (x.status !== undefined) record.status = x.status;
-    const ttft = (x as Partial<StreamExchange>).ttftMs;
-    if (ttft !== undefined) record.ttftMs = ttft;
-    if (x.requestId) record.requestId = x.requestId;
-    if (x.usage) record.usage = x.usage;
-    if (x.truncated) record.truncated = true;
-    if (x.cause) record.cause = x.cause;
-    if (!x.ok) record.error = describeFailure(x).slice(0, 500);
-    const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
-    if (kept.length > 0) record.headers = Object.fromEntries(kept);
-    trace.push(record);
-    return x;
-  }
-
+  const log = new CallLog(client, redact, signal);
   try {
-    const listing = await call({ method: 'GET', path: '/models' }, 'discovery', undefined, false);
+    const listing = await log.send({ method: 'GET', path: '/models' }, 'discovery', undefined);
     const listed = readModelList(listing, options.baseUrl);
     const plan = makePlan(listed, probes, options);
     hooks.onPlan?.(plan.models, plan.probes);
-
     const limit = pLimit(options.concurrency);
-    const total = plan.models.length * plan.probes.length;
+
+    // Phase 1: one smoke call per model. It decides whether the row is probed, and it is the control
+    // every "rejected" verdict is compared with. No max_tokens: reasoning models reject it.
+    const states = await Promise.all(
+      plan.models.map(async (m): Promise<ModelState> => {
+        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: [] };
+        if (m.entry?.ownedBy) state.entry.ownedBy = m.entry.ownedBy;
+        if (m.entry?.declared) state.entry.declared = m.entry.declared;
+        if (!m.call) {
+          state.entry.cause = 'model_not_listed';
+          state.entry.advice = ADVICE.model_not_listed;
+          state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
+          return state;
+        }
+        const smoke = await limit(() =>
+          log.send({ method: 'POST', path: '/chat/completions', body: { model: m.id, messages: [{ role: 'user', content: SMOKE_PROMPT }] } }, 'smoke', m.id),
+        );
+        state.smoke = smoke;
+        state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
+        if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
+        if (!smoke.ok) state.entry.smoke.message = describeFailure(smoke).slice(0, 300);
+        if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
+          state.entry.cause = smoke.cause;
+          state.entry.advice = ADVICE[smoke.cause];
+          state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
+          if (smoke.status !== undefined) state.stopped.status = smoke.status;
+        }
+        return state;
+      }),
+    );
+
+    // Phase 2: every probe, model-scope ones per probed model, target-scope ones once, on a model the
+    // smoke calls found callable (else the first one called).
+    const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
+    const targetProbes = plan.probes.filter((p) => p.scope === 'target');
+    const host = states.find((s) => s.smoke && !s.stopped) ?? states.find((s) => s.smoke);
+    const total = states.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
-    const entries = new Map<string, ModelEntry>();
-    const streamFacts = new Map<string, StreamExchange[]>();
     let done = 0;
     const emit = (r: ProbeResult) => {
       results.push(r);
       hooks.onResult?.(r, ++done, total);
     };
 
-    const runModel = async (m: PlannedModel) => {
-      const entry: ModelEntry = { id: m.id, listed: m.listed };
-      if (m.entry?.ownedBy) entry.ownedBy = m.entry.ownedBy;
-      if (m.entry?.declared) entry.declared = m.entry.declared;
-      entries.set(m.id, entry);
-      if (!m.call) {
-        entry.cause = 'model_not_listed';
-        entry.advice = ADVICE.model_not_listed;
-        for (const p of plan.probes) {
-          emit(result(m.id, p, { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' }, [], 0));
-        }
-        return;
+    const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
+      if (signal?.aborted) return;
+      const model = state.plan.id;
+      const evidence: string[] = [];
+      const track = <T extends Exchange>(x: T): T => {
+        evidence.push(x.callId);
+        return x;
+      };
+      const chat = (body: ChatBody): HttpRequest => ({ method: 'POST', path: '/chat/completions', body: { model, ...body } });
+      const ctx: ProbeContext = {
+        model,
+        options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
+        chat: async (body) => track(await log.send(chat(body), p.id, model)),
+        stream: async (body) => {
+          const x = track(await log.stream(chat({ ...body, stream: true }), p.id, model));
+          if (x.assembled) state.streams.push(x);
+          return x;
+        },
+        send: async (req) => track(await log.send(req, p.id, model)),
+        control: () => track(state.smoke!),
+        listing: () => track(listing),
+        shared: async <T extends Exchange>(key: string, make: () => Promise<T>) => {
+          let pending = state.shared.get(key) as Promise<T> | undefined;
+          if (!pending) {
+            pending = make();
+            state.shared.set(key, pending);
+          }
+          return track(await pending);
+        },
+      };
+      const t = performance.now();
+      let verdict: ProbeVerdict;
+      try {
+        verdict = await p.run(ctx);
+      } catch (err) {
+        verdict = { verdict: 'error', cause: 'harness', observed: redact(`the probe threw: ${(err as Error)?.stack ?? String(err)}`).slice(0, 2000) };
       }
-      // The smoke call: the plain request with no optional parameter. It decides whether the row is probed,
-      // and it is the control every "rejected" verdict is compared with. No max_tokens, because reasoning
-      // models reject it; the prompt keeps the answer to one word.
-      const smoke = (await limit(() =>
-        call({ method: 'POST', path: '/chat/completions', body: { model: m.id, messages: [{ role: 'user', content: SMOKE_PROMPT }] } }, 'smoke', m.id, false),
-      )) as Exchange;
-      entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
-      if (smoke.status !== undefined) entry.smoke.status = smoke.status;
-      if (!smoke.ok) entry.smoke.message = describeFailure(smoke).slice(0, 300);
-      if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
-        entry.cause = smoke.cause;
-        entry.advice = ADVICE[smoke.cause];
-        for (const p of plan.probes) {
-          const v: ProbeVerdict = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
-          if (smoke.status !== undefined) v.status = smoke.status;
-          emit(result(m.id, p, v, [smoke.callId], 0));
-        }
-        return;
-      }
-      const streams: StreamExchange[] = [];
-      streamFacts.set(m.id, streams);
-      await Promise.all(
-        plan.probes.map((p) =>
-          limit(async () => {
-            if (signal?.aborted) return;
-            const evidence: string[] = [];
-            const track = <T extends Exchange>(x: T): T => {
-              evidence.push(x.callId);
-              return x;
-            };
-            const ctx: ProbeContext = {
-              model: m.id,
-              chat: async (body: ChatBody) =>
-                track((await call({ method: 'POST', path: '/chat/completions', body: { model: m.id, ...body } }, p.id, m.id, false)) as Exchange),
-              stream: async (body: ChatBody) => {
-                const x = track(
-                  (await call({ method: 'POST', path: '/chat/completions', body: { model: m.id, ...body, stream: true } }, p.id, m.id, true)) as StreamExchange,
-                );
-                if (x.assembled) streams.push(x);
-                return x;
-              },
-              send: async (req: HttpRequest) => track((await call(req, p.id, m.id, false)) as Exchange),
-              control: () => track(smoke),
-            };
-            const t = performance.now();
-            let verdict: ProbeVerdict;
-            try {
-              verdict = await p.run(ctx);
-            } catch (err) {
-              verdict = { verdict: 'error', cause: 'harness', observed: redact(`the probe threw: ${(err as Error)?.stack ?? String(err)}`).slice(0, 2000) };
-            }
-            if (signal?.aborted && verdict.cause === 'network') return;
-            emit(result(m.id, p, verdict, [...new Set(evidence)], performance.now() - t));
-          }),
-        ),
-      );
+      // A call cut short by Ctrl-C says nothing about the endpoint: leave the cell out of the partial report.
+      if (signal?.aborted && verdict.verdict === 'error') return;
+      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t));
     };
 
-    await Promise.all(plan.models.map(runModel));
+    const tasks: Promise<void>[] = [];
+    if (host) for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
+    for (const state of states) {
+      for (const p of modelProbes) {
+        if (state.stopped) {
+          const evidence = state.smoke ? [state.smoke.callId] : [];
+          emit(result(state.plan.id, p, state.stopped, evidence, 0));
+        } else {
+          tasks.push(limit(() => runProbe(p, state, state.plan.id)));
+        }
+      }
+    }
+    await Promise.all(tasks);
 
-    const models = plan.models.map((m) => {
-      const entry = entries.get(m.id)!;
-      const metrics = streamMetrics(streamFacts.get(m.id) ?? []);
-      if (metrics) entry.metrics = metrics;
-      return entry;
+    const models = states.map((s) => {
+      const metrics = streamMetrics(s.streams);
+      if (metrics) s.entry.metrics = metrics;
+      return s.entry;
     });
-    const modelOrder = new Map(plan.models.map((m, i) => [m.id, i]));
+    const modelOrder = new Map<string, number>([[ENDPOINT, -1], ...plan.models.map((m, i) => [m.id, i] as const)]);
     const probeOrder = new Map(plan.probes.map((p, i) => [p.id, i]));
     results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || probeOrder.get(a.probe)! - probeOrder.get(b.probe)!);
 
-    const finishedAt = new Date();
     const report: Report = {
       schemaVersion: SCHEMA_VERSION,
       tool: { name: 'chatprobe', version: VERSION },
       target: { baseUrl: redact(options.baseUrl), headerNames: Object.keys(options.headers) },
       startedAt: startedAt.toISOString(),
-      finishedAt: finishedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
       durationMs: Math.round(performance.now() - t0),
       interrupted: signal?.aborted ?? false,
-      options: { concurrency: options.concurrency, timeoutMs: options.timeoutMs, modelFilter: options.models, probeFilter: options.probes },
+      options: {
+        concurrency: options.concurrency,
+        timeoutMs: options.timeoutMs,
+        modelFilter: options.models,
+        probeFilter: options.probes,
+        strict: options.strict,
+        requireAuth: options.requireAuth,
+        samples: options.samples,
+      },
       models,
-      probes: plan.probes.map((p) => ({ id: p.id, area: p.area, kind: p.kind, requirement: p.requirement, cost: { ...p.cost } })),
+      probes: plan.probes.map(probeInfo),
       results,
-      calls: trace.length,
+      calls: log.trace.length,
     };
-    return { report, trace, redact };
+    return { report, trace: log.trace, redact };
   } finally {
     await client.close();
   }
+}
+
+export function probeInfo(p: ProbeDefinition): ProbeInfo {
+  const { shared, ...cost } = p.cost;
+  return { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: shared ? { ...cost, shared: [...shared] } : cost };
 }
 
 function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {

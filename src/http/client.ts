@@ -21,8 +21,9 @@ export interface HttpRequest {
   /** A value is sent as JSON; a string is sent as it is (malformed JSON probes). */
   body?: unknown;
   rawBody?: string;
-  /** `default` sends the configured key; the auth probes send their own header or none. */
-  auth?: 'default' | 'none' | { authorization: string };
+  /** `default` sends the configured key as a bearer token; `raw-key` sends it without the scheme; the auth
+   *  probes send their own header or none. */
+  auth?: 'default' | 'none' | 'raw-key' | { authorization: string };
   /** Seconds to wait for the whole exchange, overriding the client's default. */
   timeoutMs?: number;
 }
@@ -77,6 +78,8 @@ export class HttpClient {
     const auth = req.auth ?? 'default';
     if (auth === 'default') {
       if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    } else if (auth === 'raw-key') {
+      if (this.options.apiKey) headers.authorization = this.options.apiKey;
     } else if (auth !== 'none') {
       headers.authorization = auth.authorization;
     }

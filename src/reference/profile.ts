@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { Verdict } from '../report/model.js';
 
 /**
- * A reference-server profile: data, not code. Per model, how each request feature behaves and which wire
- * quirks it shows, modelled on real servers; `expect` is the oracle the tests compare the audit with
- * (the server never reads it).
+ * A reference-server profile: data, not code. It imitates one server or gateway: how it authenticates,
+ * how its errors look, and per model how each request feature behaves and which wire quirks it shows,
+ * modelled on behaviour seen in real servers (../shared/PROBES.md). `expect` is the oracle the tests
+ * compare the audit with; the server never reads it.
  */
 export const Rejection = z.object({
   status: z.number().int().min(400).max(599).default(400),
@@ -17,6 +18,73 @@ export type Rejection = z.infer<typeof Rejection>;
 export const Behaviour = z.union([z.literal('honour'), z.literal('ignore'), z.object({ reject: Rejection })]);
 export type Behaviour = z.infer<typeof Behaviour>;
 
+export const StreamQuirks = z.object({
+  /** Close with `data: [DONE]` (false: the stream simply ends, as many servers do). */
+  done: z.boolean().default(true),
+  /** `first`: role in the first delta only (OpenAI); `every`: in every delta; `never`; `wrong`: "model". */
+  role: z.enum(['first', 'every', 'never', 'wrong']).default('first'),
+  /** The `object` of each chunk (OpenAI: chat.completion.chunk). */
+  chunkObject: z.string().default('chat.completion.chunk'),
+  /** Another event after [DONE]. */
+  afterDone: z.boolean().default(false),
+  /** Never end: a comment line every 50 ms, forever. */
+  endless: z.boolean().default(false),
+  /** finish_reason in the chunks before the last: null (OpenAI), "" , or the key left out. */
+  intermediateFinish: z.enum(['null', 'empty', 'omit']).default('null'),
+  /** Send no finish_reason at all. */
+  noFinish: z.boolean().default(false),
+  /** `requested`: a final `choices: []` chunk when include_usage asks; `always`: even unasked;
+   *  `every`: cumulative usage in every chunk; `last-content`: inside the last content chunk; `never`. */
+  usage: z.enum(['requested', 'always', 'every', 'last-content', 'never']).default('requested'),
+  lineEnding: z.enum(['lf', 'crlf']).default('lf'),
+  /** `data:{…}` without the space. */
+  noSpace: z.boolean().default(false),
+  /** `: PING` comment lines between events. */
+  comments: z.boolean().default(false),
+  /** One newline between events instead of a blank line. */
+  singleNewline: z.boolean().default(false),
+  /** `event: message` and `id:` lines on every event. */
+  eventLines: z.boolean().default(false),
+  /** Hold the whole stream back this long, then send it in one burst (a buffering gateway). */
+  bufferMs: z.number().min(0).max(10_000).default(0),
+  /** After this many content chunks: `data: {"error":…}`, then the stream ends. */
+  errorAfter: z.number().int().min(0).optional(),
+  /** After this many content chunks the stream ends: no finish_reason, no [DONE]. */
+  closeAfter: z.number().int().min(0).optional(),
+  /** After this many content chunks nothing more is sent, and the connection stays open. */
+  stallAfter: z.number().int().min(0).optional(),
+  contentType: z.string().default('text/event-stream; charset=utf-8'),
+  /** Answer stream: true with one JSON body. */
+  ignoreStreamFlag: z.boolean().default(false),
+});
+export type StreamQuirks = z.infer<typeof StreamQuirks>;
+
+export const Quirks = z.object({
+  /** The finish_reason of a complete answer, instead of "stop" (TGI "eos", Anthropic-style "end_turn"). */
+  finishReason: z.string().nullable().optional(),
+  omitUsage: z.boolean().default(false),
+  /** Added to total_tokens: a broken usage invariant. */
+  usageTotalOff: z.number().int().default(0),
+  /** prompt_tokens reported whatever the prompt: fake usage. */
+  fixedPromptTokens: z.number().int().optional(),
+  /** The `model` the answer names, instead of the one requested ("" for empty). */
+  echoModel: z.string().optional(),
+  /** Leave out what only the strict tier requires: message.refusal, choices[].logprobs. */
+  omitStrictFields: z.boolean().default(false),
+  /** Answer 200 with an error body (`{"error":…}`) instead of a completion. */
+  errorIn200: z.boolean().default(false),
+  /** Leave out choices[].index (lenient-tier schema failure). */
+  omitChoiceIndex: z.boolean().default(false),
+  /** The answer goes to reasoning_content and content stays empty. */
+  emptyContent: z.boolean().default(false),
+  /** Answer this, whatever the prompt: a model that follows no instruction. */
+  fixedAnswer: z.string().optional(),
+  /** Stream even when the request has no stream field. */
+  streamByDefault: z.boolean().default(false),
+  stream: StreamQuirks.default(StreamQuirks.parse({})),
+});
+export type Quirks = z.infer<typeof Quirks>;
+
 export const ProfileModel = z.object({
   id: z.string().min(1),
   ownedBy: z.string().default('chatprobe-reference'),
@@ -26,24 +94,44 @@ export const ProfileModel = z.object({
   extra: z.record(z.string(), z.unknown()).default({}),
   /** Request parameter → behaviour; a parameter not named is honoured. */
   features: z.record(z.string(), Behaviour).default({}),
+  quirks: Quirks.default(Quirks.parse({})),
   /** Milliseconds between streamed chunks. */
   chunkDelayMs: z.number().min(0).max(1000).default(2),
-  /** The verdict each probe should give for this model. */
+  /** The verdict each probe should give for this model (target-scope probes: see Profile.expect). */
   expect: z.record(z.string(), Verdict).default({}),
 });
 export type ProfileModel = z.infer<typeof ProfileModel>;
 
+export const ServerSettings = z.object({
+  /** `html`: every path answers a web page, as a gateway's console does on a wrong base URL. */
+  mode: z.enum(['api', 'html']).default('api'),
+  /** Echo the caller's bearer token back in bodies and headers (tests redaction). */
+  echoKey: z.boolean().default(false),
+  /** `required`: OpenAI's 401s; `none`: answers without a key (a local server started without --api-key);
+   *  `vllm`: 401 {"error": "Unauthorized"}; `broken`: a 500 text page for any auth failure. */
+  auth: z.enum(['required', 'none', 'vllm', 'broken']).default('required'),
+  /** How invalid requests are refused: OpenAI's 400 envelope, or the shapes other servers use. */
+  errorStyle: z.enum(['openai', 'new-api', 'fastapi', 'top-level', 'text', 'html']).default('openai'),
+  /** An unknown model: OpenAI 404 model_not_found, new-api 503 "无可用渠道", or a 200 from another model. */
+  unknownModel: z.enum(['openai', 'new-api', 'substitute']).default('openai'),
+  /** `lenient`: accepts wrong types and unknown roles with a 200, as some servers do. */
+  validation: z.enum(['strict', 'lenient']).default('strict'),
+  requestIdHeader: z.string().default('x-request-id'),
+  /** GET /models quirks: no `created` (DeepSeek), a repeated id, a fixed `created` (one-api). */
+  modelList: z
+    .object({ omitCreated: z.boolean().default(false), duplicateFirst: z.boolean().default(false), created: z.number().int().default(1_700_000_000) })
+    .default({ omitCreated: false, duplicateFirst: false, created: 1_700_000_000 }),
+});
+export type ServerSettings = z.infer<typeof ServerSettings>;
+
 export const Profile = z.object({
   name: z.string(),
   description: z.string(),
-  server: z
-    .object({
-      /** `html`: every path answers a web page, as a gateway's UI does on a wrong base URL. */
-      mode: z.enum(['api', 'html']).default('api'),
-      /** Echo the caller's bearer token back in bodies and headers (tests redaction). */
-      echoKey: z.boolean().default(false),
-    })
-    .default({ mode: 'api', echoKey: false }),
+  server: ServerSettings.default(ServerSettings.parse({})),
   models: z.array(ProfileModel).min(1),
+  /** The verdict each target-scope probe (auth, malformed input, /models) should give. */
+  expect: z.record(z.string(), Verdict).default({}),
+  /** How the oracle test audits this profile: with or without a key, and extra CLI flags. */
+  oracle: z.object({ key: z.boolean().default(true), args: z.array(z.string()).default([]) }).default({ key: true, args: [] }),
 });
 export type Profile = z.infer<typeof Profile>;

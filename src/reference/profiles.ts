@@ -1,13 +1,25 @@
 import { readFileSync } from 'node:fs';
 import defaultProfile from '../../fixtures/profiles/default.json' with { type: 'json' };
+import brokenGateway from '../../fixtures/profiles/broken-gateway.json' with { type: 'json' };
 import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' };
+import fastapi from '../../fixtures/profiles/fastapi.json' with { type: 'json' };
+import llamaCpp from '../../fixtures/profiles/llama-cpp.json' with { type: 'json' };
+import newApi from '../../fixtures/profiles/new-api.json' with { type: 'json' };
+import sloppyStream from '../../fixtures/profiles/sloppy-stream.json' with { type: 'json' };
+import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
 
 /** The bundled profiles, imported so they travel inside the npx bundle. */
 const BUNDLED: Record<string, unknown> = {
   default: defaultProfile,
+  'broken-gateway': brokenGateway,
   'echo-key': echoKey,
+  fastapi: fastapi,
+  'llama-cpp': llamaCpp,
+  'new-api': newApi,
+  'sloppy-stream': sloppyStream,
+  stalling: stalling,
   'wrong-base-url': wrongBaseUrl,
 };
 

@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Behaviour, Profile, ProfileModel, Rejection } from './profile.js';
+import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
+import type { Behaviour, Profile, ProfileModel } from './profile.js';
 import { answer, countPromptTokens, messageText, tokenize } from './pseudo-model.js';
+import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
 export interface ReferenceServerOptions {
   profile: Profile;
@@ -22,6 +24,7 @@ export interface ReferenceServer {
 const MAX_REQUEST_BYTES = 1024 * 1024;
 /** Body keys that are the request itself rather than optional features. */
 const CORE_KEYS = new Set(['model', 'messages', 'stream']);
+const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 interface Call {
   req: IncomingMessage;
@@ -33,20 +36,22 @@ interface Call {
 
 type Json = Record<string, unknown>;
 
-function send(c: Call, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const extra: Record<string, string> = { ...headers };
-  if (c.profile.server.echoKey && c.token) extra['x-echo-authorization'] = `Bearer ${c.token}`;
-  c.res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': requestId(), ...extra });
-  c.res.end(JSON.stringify(body));
-}
-
-function sendError(c: Call, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
-  const echoed = c.profile.server.echoKey && c.token ? `${message} (received key ${c.token})` : message;
-  send(c, status, { error: { message: echoed, type, param, code } });
-}
-
 let counter = 0;
-const requestId = () => `req_ref_${(++counter).toString(36)}`;
+const nextId = () => (++counter).toString(36);
+
+function send(c: Call, reply: Reply): void {
+  const { server } = c.profile;
+  const headers: Record<string, string> = { ...reply.headers, [server.requestIdHeader]: `req_ref_${nextId()}` };
+  let body = reply.body;
+  if (server.echoKey && c.token) {
+    headers['x-echo-authorization'] = `Bearer ${c.token}`;
+    if (reply.status >= 400) body = body.replace(/("message":\s*"[^"]*)/, `$1 (received key ${c.token})`);
+  }
+  c.res.writeHead(reply.status, headers);
+  c.res.end(body);
+}
+
+const json = (status: number, body: unknown): Reply => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
   const parts: Buffer[] = [];
@@ -59,63 +64,90 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-function authorise(c: Call, apiKey: string | undefined): boolean {
+/** OpenAI's answers to a missing or wrong key, or those of the server the profile imitates. */
+function authorise(c: Call, apiKey: string | undefined): Reply | undefined {
   const header = c.req.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   c.token = match?.[1]?.trim() ?? '';
-  if (!header) {
-    sendError(c, 401, "You didn't provide an API key. Provide it in the Authorization header (Bearer auth).", 'invalid_request_error', null);
-    return false;
+  const style = c.profile.server.auth;
+  if (style === 'none') return undefined;
+  const missing = !header;
+  if (!missing && c.token && (apiKey === undefined || c.token === apiKey)) return undefined;
+  if (style === 'broken') return { status: 500, headers: { 'content-type': 'text/plain' }, body: 'Internal Server Error' };
+  if (style === 'vllm') return json(401, { error: 'Unauthorized' });
+  if (missing) {
+    return openaiError(401, "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.", 'invalid_request_error', null);
   }
-  if (!c.token || (apiKey !== undefined && c.token !== apiKey)) {
-    sendError(c, 401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
-    return false;
-  }
-  return true;
+  return openaiError(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
 }
 
-function listModels(c: Call): void {
+function listModels(c: Call): Reply {
+  const { modelList } = c.profile.server;
   const data = c.profile.models
     .filter((m) => m.listed)
-    .map((m) => ({ id: m.id, object: 'model', created: 1_700_000_000, owned_by: m.ownedBy, ...m.extra }));
-  send(c, 200, { object: 'list', data });
+    .map((m) => {
+      const entry: Json = { id: m.id, object: 'model', created: modelList.created, owned_by: m.ownedBy, ...m.extra };
+      if (modelList.omitCreated) delete entry.created;
+      return entry;
+    });
+  if (modelList.duplicateFirst && data[0]) data.push({ ...data[0] });
+  return json(200, { object: 'list', data });
 }
 
-function reject(c: Call, param: string, r: Rejection): void {
-  sendError(c, r.status, r.message, r.type, r.code, param);
+function invalid(c: Call, kind: Refusal, message: string, param: string | null): Reply {
+  return refuse(c.profile.server.errorStyle, c.profile.server.unknownModel, kind, message, param);
 }
 
-async function chatCompletions(c: Call): Promise<void> {
+/** Validates like OpenAI does; `lenient` profiles let wrong types and unknown roles through. */
+function validate(c: Call, body: Json): Reply | undefined {
+  if (typeof body.model !== 'string' || body.model === '') return invalid(c, 'invalid_request', "Missing required parameter: 'model'.", 'model');
+  if (!Array.isArray(body.messages)) return invalid(c, 'invalid_request', "Missing required parameter: 'messages'.", 'messages');
+  if (body.messages.length === 0) return invalid(c, 'invalid_request', "Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages');
+  if (c.profile.server.validation === 'lenient') return undefined;
+  for (const key of ['temperature', 'top_p', 'max_tokens', 'presence_penalty', 'frequency_penalty']) {
+    if (key in body && typeof body[key] !== 'number') {
+      return invalid(c, 'invalid_request', `Invalid type for '${key}': expected a decimal, but got a string instead.`, key);
+    }
+  }
+  for (const [i, m] of (body.messages as unknown[]).entries()) {
+    const role = (m as { role?: unknown })?.role;
+    if (typeof role !== 'string' || !ROLES.has(role)) {
+      return invalid(c, 'invalid_request', `Invalid value: '${String(role)}'. Supported values are: 'system', 'assistant', 'user', 'function', 'tool', and 'developer'.`, `messages[${i}].role`);
+    }
+  }
+  return undefined;
+}
+
+async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
-  if (raw === undefined) return sendError(c, 413, 'Request body too large.', 'invalid_request_error', null);
+  if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
   let body: Json;
   try {
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
     body = parsed as Json;
   } catch {
-    return sendError(c, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
+    return invalid(c, 'invalid_json', 'We could not parse the JSON body of your request.', null);
   }
-  if (typeof body.model !== 'string' || body.model === '') {
-    return sendError(c, 400, "Missing required parameter: 'model'.", 'invalid_request_error', 'missing_required_parameter', 'model');
-  }
-  if (!Array.isArray(body.messages) || body.messages.length === 0) {
-    return sendError(c, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
-  }
-  const model = c.profile.models.find((m) => m.id === body.model);
+  const refusal = validate(c, body);
+  if (refusal) return refusal;
+  let model = c.profile.models.find((m) => m.id === body.model);
   if (!model) {
-    return sendError(c, 404, `The model \`${body.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found', 'model');
+    // llama.cpp and friends serve whatever model is loaded, whatever the name asked for.
+    if (c.profile.server.unknownModel === 'substitute') model = c.profile.models[0]!;
+    else return invalid(c, 'unknown_model', '', String(body.model));
   }
   const honoured = new Set<string>();
   for (const key of Object.keys(body)) {
     if (CORE_KEYS.has(key)) continue;
     const b: Behaviour = model.features[key] ?? 'honour';
-    if (typeof b === 'object') return reject(c, key, b.reject);
+    if (typeof b === 'object') return openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, key);
     if (b === 'honour') honoured.add(key);
   }
   const messages = body.messages as { role?: unknown; content?: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  let tokens = tokenize(answer(messageText(lastUser?.content)));
+  const q = model.quirks;
+  let tokens = tokenize(q.fixedAnswer ?? answer(messageText(lastUser?.content)));
   let finish = 'stop';
   const limit = honoured.has('max_tokens') ? body.max_tokens : undefined;
   if (typeof limit === 'number' && tokens.length > limit) {
@@ -123,66 +155,52 @@ async function chatCompletions(c: Call): Promise<void> {
     finish = 'length';
   }
   if (c.profile.server.echoKey && c.token) tokens.push(` (key ${c.token})`);
-  const usage = {
-    prompt_tokens: countPromptTokens(messages),
-    completion_tokens: tokens.length,
-    total_tokens: 0,
-  };
-  usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
-  const id = `chatcmpl-ref${(++counter).toString(36)}`;
-  const created = Math.floor(Date.now() / 1000);
-  if (body.stream === true) return streamAnswer(c, model, body, { id, created, tokens, finish, usage });
-  send(c, 200, {
-    id,
-    object: 'chat.completion',
-    created,
-    model: model.id,
-    system_fingerprint: null,
-    choices: [
-      { index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs: null, finish_reason: finish },
-    ],
-    usage,
-  });
+  const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: tokens.length, total_tokens: promptTokens + tokens.length + q.usageTotalOff };
+  const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, tokens, finish, usage };
+  const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
+  if (streamed && !q.stream.ignoreStreamFlag) {
+    const opts = body.stream_options as { include_usage?: unknown } | undefined;
+    await streamAnswer(c, a, opts?.include_usage === true);
+    return undefined;
+  }
+  return json(200, completionBody(a));
 }
 
-interface Answer {
-  id: string;
-  created: number;
-  tokens: string[];
-  finish: string;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-}
-
-async function streamAnswer(c: Call, model: ProfileModel, body: Json, a: Answer): Promise<void> {
-  const opts = body.stream_options as { include_usage?: unknown } | undefined;
-  const includeUsage = opts?.include_usage === true;
-  const headers: Record<string, string> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-request-id': requestId() };
+async function streamAnswer(c: Call, a: Answer, includeUsage: boolean): Promise<void> {
+  const s = a.model.quirks.stream;
+  const headers: Record<string, string> = { 'content-type': s.contentType, 'cache-control': 'no-cache', [c.profile.server.requestIdHeader]: `req_ref_${nextId()}` };
   if (c.profile.server.echoKey && c.token) headers['x-echo-authorization'] = `Bearer ${c.token}`;
   c.res.writeHead(200, headers);
   let closed = false;
   c.res.on('close', () => {
     closed = true;
   });
-  const chunk = (choices: unknown[], extra: Json = {}) => ({
-    id: a.id,
-    object: 'chat.completion.chunk',
-    created: a.created,
-    model: model.id,
-    system_fingerprint: null,
-    choices,
-    ...(includeUsage ? { usage: null } : {}),
-    ...extra,
-  });
-  const events: unknown[] = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])];
-  for (const t of a.tokens) events.push(chunk([{ index: 0, delta: { content: t }, logprobs: null, finish_reason: null }]));
-  events.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: a.finish }]));
-  if (includeUsage) events.push(chunk([], { usage: a.usage }));
-  for (const ev of events) {
-    if (closed) return;
-    c.res.write(`data: ${JSON.stringify(ev)}\n\n`);
-    if (model.chunkDelayMs > 0) await sleep(model.chunkDelayMs);
+  const steps = streamSteps(a, includeUsage);
+  if (s.endless) {
+    // Content first, then comments forever: only the client's total timeout ends this.
+    for (const [i, step] of steps.entries()) if ('data' in step && step.data !== '[DONE]') c.res.write(frame(step, s, i));
+    while (!closed) {
+      c.res.write(': PING\n\n');
+      await sleep(50);
+    }
+    return;
   }
-  if (!closed) c.res.end('data: [DONE]\n\n');
+  if (s.bufferMs > 0) {
+    // A buffering gateway: nothing until the upstream answer is complete, then everything at once.
+    await sleep(s.bufferMs);
+    const whole = steps.map((step, i) => frame(step, s, i)).join('');
+    if (!closed) c.res.end(whole);
+    return;
+  }
+  for (const [i, step] of steps.entries()) {
+    if (closed) return;
+    if ('stall' in step) return; // keep the connection open and send nothing more
+    if ('close' in step) break;
+    c.res.write(frame(step, s, i));
+    if (a.model.chunkDelayMs > 0) await sleep(a.model.chunkDelayMs);
+  }
+  if (!closed) c.res.end();
 }
 
 const HTML_PAGE = '<!doctype html><html><head><title>Gateway console</title></head><body><div id="app"></div></body></html>';
@@ -192,21 +210,23 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const server = createServer((req, res) => {
     const c: Call = { req, res, profile, token: '' };
     const path = (req.url ?? '/').split('?')[0]!;
-    const handle = async () => {
-      if (profile.server.mode === 'html') {
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(HTML_PAGE);
-        return;
-      }
-      if (!authorise(c, options.apiKey)) return;
+    const handle = async (): Promise<Reply | undefined> => {
+      if (profile.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };
+      const denied = authorise(c, options.apiKey);
+      if (denied) return denied;
       if (req.method === 'GET' && path === '/v1/models') return listModels(c);
       if (req.method === 'POST' && path === '/v1/chat/completions') return chatCompletions(c);
-      sendError(c, 404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
+      return openaiError(404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
     };
-    handle().catch((err: unknown) => {
-      if (!res.headersSent) sendError(c, 500, `reference server bug: ${(err as Error).message}`, 'server_error', null);
-      else res.destroy();
-    });
+    handle().then(
+      (reply) => {
+        if (reply) send(c, reply);
+      },
+      (err: unknown) => {
+        if (!res.headersSent) send(c, openaiError(500, `reference server bug: ${(err as Error).message}`, 'server_error', null));
+        else res.destroy();
+      },
+    );
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -223,3 +243,5 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       }),
   };
 }
+
+export type { ProfileModel };

@@ -78,12 +78,16 @@ export const ModelEntry = z.object({
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
+/** The `model` of results from target-scope probes, which run once per endpoint. */
+export const ENDPOINT = '(endpoint)';
+
 export const ProbeInfo = z.object({
   id: z.string(),
   area: z.string(),
   kind: ProbeKind,
+  scope: z.enum(['model', 'target']).default('model'),
   requirement: z.string(),
-  cost: z.object({ requests: z.number().int(), maxTokens: z.number().int() }),
+  cost: z.object({ requests: z.number().int(), maxTokens: z.number().int(), shared: z.array(z.string()).optional() }),
 });
 export type ProbeInfo = z.infer<typeof ProbeInfo>;
 
@@ -104,6 +108,9 @@ export const Report = z.object({
     timeoutMs: z.number(),
     modelFilter: z.array(z.string()),
     probeFilter: z.array(z.string()),
+    strict: z.boolean().default(false),
+    requireAuth: z.boolean().default(false),
+    samples: z.number().int().default(4),
   }),
   models: z.array(ModelEntry),
   probes: z.array(ProbeInfo),

@@ -11,6 +11,8 @@ export interface AssembledStream {
   done: boolean;
   /** Events that arrived after `[DONE]`. */
   afterDone: number;
+  /** How many of `chunks` came before `[DONE]` (all of them when there was none). */
+  chunksBeforeDone: number;
   /** Chunks carrying an `error` member: an error reported in-band after a 200. */
   errors: unknown[];
   ids: string[];
@@ -29,6 +31,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
     nonJson: [],
     done: false,
     afterDone: 0,
+    chunksBeforeDone: 0,
     errors: [],
     ids: [],
     choices: new Map(),
@@ -51,6 +54,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       continue;
     }
     out.chunks.push(chunk);
+    if (!out.done) out.chunksBeforeDone++;
     if (!isObject(chunk)) continue;
     if ('error' in chunk) out.errors.push(chunk.error);
     if (typeof chunk.id === 'string' && !out.ids.includes(chunk.id)) out.ids.push(chunk.id);

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
-import { countingPrompt, numbersIn, user } from '../prompts.js';
+import { countingPrompt, numbersIn, user } from '../support/prompts.js';
 
 const LIMIT = 5;
 // Counting to 30 needs at least 59 tokens (30 numbers and 29 commas), far above the limit, so an answer
@@ -13,6 +13,7 @@ export default defineProbe({
   area: 'parameters',
   kind: 'capability',
   requirement: 'max_tokens limits the length of the output.',
+  verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMIT },
   async run(ctx) {
     const x = await ctx.chat({ messages: [user(countingPrompt(COUNT_TO))], max_tokens: LIMIT });

@@ -10,6 +10,8 @@ import { ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = 'sk-cli-test';
+// The default profile lists three models; endpoint probes run once, the others once per model.
+const CELLS = 3 * PROBES.filter((p) => p.scope !== 'target').length + PROBES.filter((p) => p.scope === 'target').length;
 
 describe('chatprobe CLI', () => {
   let server: ReferenceServer;
@@ -37,7 +39,7 @@ describe('chatprobe CLI', () => {
     const out = await tempDir();
     const run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: KEY });
     const lines = run.stderr.split('\n').filter((l) => /^\[\d+\/\d+\]/.test(l));
-    expect(lines).toHaveLength(3 * PROBES.length);
+    expect(lines).toHaveLength(CELLS);
     expect(run.stdout).not.toMatch(/\x1b\[/);
   });
 
@@ -45,7 +47,7 @@ describe('chatprobe CLI', () => {
     const out = await tempDir();
     const json = await runCli(['--base-url', server.url, '--out', out, '--json'], { OPENAI_API_KEY: KEY });
     const report = Report.parse(JSON.parse(json.stdout));
-    expect(report.results).toHaveLength(3 * PROBES.length);
+    expect(report.results).toHaveLength(CELLS);
     const quiet = await runCli(['--base-url', server.url, '--out', out, '--quiet'], { OPENAI_API_KEY: KEY });
     expect(quiet.code).toBe(0);
     expect(quiet.stdout + quiet.stderr).toBe('');

@@ -3,13 +3,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile, PROFILE_NAMES } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { Report } from '../../src/report/model.js';
+import { ENDPOINT, Report, type Verdict } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const KEY = 'sk-oracle-test-key-0123456789';
 const apiProfiles = PROFILE_NAMES.filter((name) => loadProfile(name).server.mode === 'api');
+const modelProbes = PROBES.filter((p) => p.scope !== 'target').map((p) => p.id);
+const targetProbes = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
+
+/** Every cell a profile declares: `model probe` → verdict, endpoint cells under ENDPOINT. */
+function declared(name: string): Record<string, Verdict> {
+  const profile = loadProfile(name);
+  const cells: Record<string, Verdict> = {};
+  for (const [probe, v] of Object.entries(profile.expect)) cells[`${ENDPOINT} ${probe}`] = v;
+  for (const m of profile.models.filter((x) => x.listed)) for (const [probe, v] of Object.entries(m.expect)) cells[`${m.id} ${probe}`] = v;
+  return cells;
+}
 
 /**
  * The oracle: audit every reference profile with the real CLI and compare each cell of the matrix with
@@ -25,34 +36,33 @@ describe.each(apiProfiles)('profile %s', (name) => {
   beforeAll(async () => {
     out = await tempDir();
     server = await startReferenceServer({ profile, apiKey: KEY });
-    run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: KEY });
+    const env: Record<string, string> = profile.oracle.key ? { OPENAI_API_KEY: KEY } : {};
+    run = await runCli(['--base-url', server.url, '--out', out, ...profile.oracle.args], env);
     report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
-  });
+  }, 60_000);
   afterAll(() => server?.close());
 
-  it('declares a verdict for every probe of every listed model', () => {
-    for (const m of profile.models.filter((x) => x.listed)) {
-      expect(Object.keys(m.expect).sort(), m.id).toEqual(PROBES.map((p) => p.id).sort());
-    }
+  it('declares a verdict for every probe of every listed model, and for every endpoint probe', () => {
+    for (const m of profile.models.filter((x) => x.listed)) expect(Object.keys(m.expect).sort(), m.id).toEqual([...modelProbes].sort());
+    expect(Object.keys(profile.expect).sort()).toEqual([...targetProbes].sort());
   });
 
   it('gives every cell the declared verdict', () => {
     const actual = Object.fromEntries(report.results.map((r) => [`${r.model} ${r.probe}`, r.verdict]));
-    const expected = Object.fromEntries(
-      profile.models.filter((m) => m.listed).flatMap((m) => Object.entries(m.expect).map(([p, v]) => [`${m.id} ${p}`, v])),
-    );
-    expect(actual).toEqual(expected);
+    expect(actual).toEqual(declared(name));
   });
 
   it('renders the same verdicts in matrix.md', async () => {
     const md = await readFile(join(out, 'matrix.md'), 'utf8');
-    for (const p of PROBES) {
-      const row = md.split('\n').find((l) => l.startsWith(`| \`${p.id}\` |`));
-      expect(row, p.id).toBeDefined();
-      const cells = row!.split(' | ').slice(2).map((c) => c.replace(/\s*\|$/, '').split(' ').at(-1));
-      const models = profile.models.filter((m) => m.listed);
-      expect(cells).toEqual(models.map((m) => m.expect[p.id]));
+    const models = profile.models.filter((m) => m.listed);
+    for (const p of modelProbes) {
+      const row = md.split('\n').find((l) => l.startsWith(`| \`${p}\` | c`));
+      expect(row, p).toBeDefined();
+      // "✅ pass", "💥 error: timeout": the verdict is the word after the mark.
+      const cells = row!.split(' | ').slice(2).map((c) => /^\S+ (\w+)/.exec(c)?.[1]);
+      expect(cells, p).toEqual(models.map((m) => m.expect[p]));
     }
+    for (const p of targetProbes) expect(md, p).toContain(`| \`${p}\` | `);
   });
 
   it('exits as the verdicts say and writes all four files', async () => {
@@ -64,11 +74,23 @@ describe.each(apiProfiles)('profile %s', (name) => {
   });
 });
 
-describe('the default profile', () => {
-  it('shows honoured, ignored and rejected, and keeps the wire contract', () => {
-    const verdicts = new Set(loadProfile('default').models.flatMap((m) => Object.values(m.expect)));
+describe('the reference profiles together', () => {
+  it('show every verdict each probe can give', () => {
+    const seen = new Map<string, Set<Verdict>>();
+    for (const name of apiProfiles) {
+      for (const [cell, v] of Object.entries(declared(name))) {
+        const probe = cell.slice(cell.lastIndexOf(' ') + 1);
+        if (!seen.has(probe)) seen.set(probe, new Set());
+        seen.get(probe)!.add(v);
+      }
+    }
+    for (const p of PROBES) expect([...(seen.get(p.id) ?? [])].sort(), p.id).toEqual(expect.arrayContaining([...p.verdicts]));
+  });
+
+  it('include a default profile that shows honoured, ignored and rejected and keeps the wire contract', () => {
+    const verdicts = new Set(Object.values(declared('default')));
     expect([...verdicts]).toEqual(expect.arrayContaining(['honoured', 'ignored', 'rejected']));
-    expect(verdicts.has('fail')).toBe(false);
+    expect([...verdicts].filter((v) => v === 'fail' || v === 'warn' || v === 'error')).toEqual([]);
     expect(loadProfile('default').models.length).toBeGreaterThanOrEqual(3);
   });
 });

@@ -23,14 +23,14 @@ export function sampleReport(): Report {
     finishedAt: '2026-01-01T00:00:01.000Z',
     durationMs: 1000,
     interrupted: false,
-    options: { concurrency: 1, timeoutMs: 1000, modelFilter: [], probeFilter: [] },
+    options: { concurrency: 1, timeoutMs: 1000, modelFilter: [], probeFilter: [], strict: false, requireAuth: false, samples: 4 },
     models: [
       { id: 'gpt-4.1|mini', listed: true },
       { id: 'org/llama-3.1', listed: true, cause: 'upstream', advice: 'channel down' },
     ],
     probes: [
-      { id: 'chat.basic', area: 'chat', kind: 'conformance', requirement: 'A | B <b>', cost: { requests: 0, maxTokens: 0 } },
-      { id: 'parameters.max_tokens', area: 'parameters', kind: 'capability', requirement: 'limits', cost: { requests: 1, maxTokens: 5 } },
+      { id: 'chat.basic', area: 'chat', kind: 'conformance', scope: 'model', requirement: 'A | B <b>', cost: { requests: 0, maxTokens: 0 } },
+      { id: 'parameters.max_tokens', area: 'parameters', kind: 'capability', scope: 'model', requirement: 'limits', cost: { requests: 1, maxTokens: 5 } },
     ],
     results: [
       r('gpt-4.1|mini', 'chat.basic', 'fail', 'expected "stop", got "eos" | <html> ]]> & done\nsecond line'),

@@ -9,7 +9,7 @@ async function probeFiles(dir: string): Promise<string[]> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await probeFiles(path)));
-    else if (entry.name.endsWith('.ts') && dir !== join(ROOT, 'suites')) out.push(path);
+    else if (entry.name.endsWith('.ts') && dir !== join(ROOT, 'suites') && !dir.endsWith('/support')) out.push(path);
   }
   return out;
 }

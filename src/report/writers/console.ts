@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_TONE, type Tone } from '../style.js';
 import { summarise } from '../summary.js';
+import { viewOf } from '../view.js';
 
 export interface Painter {
   tone(tone: Tone, text: string): string;
@@ -20,19 +21,27 @@ const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
 
 /** The matrix as text: probes down, models across; widths measured before colour is added. */
 export function renderConsole(report: Report, paint: Painter): string {
-  const byKey = new Map(report.results.map((r) => [`${r.model}\u0000${r.probe}`, r]));
+  const view = viewOf(report);
   const probeWidth = Math.max(5, ...report.probes.map((p) => p.id.length));
   const widths = report.models.map((m) =>
-    Math.max(m.id.length, ...report.probes.map((p) => {
-      const r = byKey.get(`${m.id}\u0000${p.id}`);
+    Math.max(m.id.length, ...view.matrixProbes.map((p) => {
+      const r = view.cell(m.id, p.id);
       return r ? cellText(r.verdict, r.cause).length : 1;
     })),
   );
   const lines: string[] = [];
+  if (view.endpoint.length > 0) {
+    lines.push(paint.bold('endpoint'));
+    for (const { probe, result } of view.endpoint) {
+      const text = result ? paint.tone(VERDICT_TONE[result.verdict], cellText(result.verdict, result.cause)) : '-';
+      lines.push(`${pad(probe.id, probeWidth)}  ${text}`);
+    }
+    lines.push('');
+  }
   lines.push([pad('probe', probeWidth), ...report.models.map((m, i) => pad(m.id, widths[i]!))].map((s) => paint.bold(s)).join('  '));
-  for (const p of report.probes) {
+  for (const p of view.matrixProbes) {
     const cells = report.models.map((m, i) => {
-      const r = byKey.get(`${m.id}\u0000${p.id}`);
+      const r = view.cell(m.id, p.id);
       if (!r) return pad('-', widths[i]!);
       return paint.tone(VERDICT_TONE[r.verdict], pad(cellText(r.verdict, r.cause), widths[i]!));
     });

@@ -1,12 +1,13 @@
 import junit from 'junit-report-builder';
 import type { Builder } from 'junit-report-builder';
-import type { ProbeResult, Report } from '../model.js';
+import { ENDPOINT, type ProbeResult, type Report } from '../model.js';
 
 // Under nodenext the default import is the module namespace in some loaders and the builder in others.
 const root = ((junit as unknown as { default?: Builder }).default ?? junit) as Builder;
 
 /** JUnit classnames are dotted package paths: a model id's dots would split it into packages. */
 export function junitClassName(model: string): string {
+  if (model === ENDPOINT) return 'endpoint';
   return model.replace(/\./g, '_');
 }
 
@@ -16,9 +17,12 @@ export function junitClassName(model: string): string {
  */
 export function renderJunit(report: Report): string {
   const builder = root.newBuilder().name('chatprobe');
-  for (const model of report.models) {
-    const suite = builder.testSuite().name(model.id).property('listed', String(model.listed));
-    if (model.cause) suite.property('cause', model.cause);
+  const suites: { id: string; props: [string, string][] }[] = [];
+  if (report.results.some((r) => r.model === ENDPOINT)) suites.push({ id: ENDPOINT, props: [['scope', 'endpoint']] });
+  for (const m of report.models) suites.push({ id: m.id, props: [['listed', String(m.listed)], ...(m.cause ? [['cause', m.cause] as [string, string]] : [])] });
+  for (const model of suites) {
+    const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : model.id);
+    for (const [k, v] of model.props) suite.property(k, v);
     for (const r of report.results.filter((x) => x.model === model.id)) {
       const tc = suite
         .testCase()

@@ -1,6 +1,7 @@
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_MARK } from '../style.js';
 import { summarise } from '../summary.js';
+import { viewOf } from '../view.js';
 
 /** Markdown table cells: pipes escaped, line breaks folded, so any server text stays inside its cell. */
 export function escapeCell(text: string): string {
@@ -15,7 +16,7 @@ const cell = (r: ProbeResult | undefined) => (r ? `${VERDICT_MARK[r.verdict]} ${
 
 export function renderMatrix(report: Report): string {
   const s = summarise(report);
-  const byKey = new Map(report.results.map((r) => [`${r.model}\u0000${r.probe}`, r]));
+  const view = viewOf(report);
   const out: string[] = [];
   out.push('# chatprobe capability matrix', '');
   out.push(
@@ -24,10 +25,19 @@ export function renderMatrix(report: Report): string {
       (report.interrupted ? ' · **interrupted: partial report**' : ''),
   );
   out.push('');
+  if (view.endpoint.length > 0) {
+    out.push('## Endpoint', '');
+    out.push('| probe | verdict | observed |');
+    out.push('|---|---|---|');
+    for (const { probe, result } of view.endpoint) {
+      out.push(`| \`${probe.id}\` | ${cell(result)} | ${result ? escapeCell(result.observed) : 'not run'} |`);
+    }
+    out.push('', '## Models', '');
+  }
   out.push(`| probe | kind | ${report.models.map((m) => `\`${escapeCell(m.id)}\``).join(' | ')} |`);
   out.push(`|---|---|${report.models.map(() => '---').join('|')}|`);
-  for (const p of report.probes) {
-    const cells = report.models.map((m) => cell(byKey.get(`${m.id}\u0000${p.id}`)));
+  for (const p of view.matrixProbes) {
+    const cells = report.models.map((m) => cell(view.cell(m.id, p.id)));
     out.push(`| \`${p.id}\` | ${p.kind} | ${cells.join(' | ')} |`);
   }
   out.push('');
@@ -35,7 +45,7 @@ export function renderMatrix(report: Report): string {
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.`,
   );
   out.push('');
-  out.push('## Models', '');
+  out.push('## Model facts', '');
   out.push('| model | listed | smoke call | median TTFT | median chunk gap | note |');
   out.push('|---|---|---|---|---|---|');
   for (const m of report.models) {

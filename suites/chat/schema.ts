@@ -1,0 +1,33 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
+import { isObject } from '../../src/spec/stream.js';
+import { formatDeviation, validateShape } from '../../src/spec/validate.js';
+import type { Finding } from '../../src/report/model.js';
+
+const KNOWN = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'service_tier']);
+
+export default defineProbe({
+  id: 'chat.schema',
+  area: 'chat',
+  kind: 'conformance',
+  requirement:
+    'A non-stream answer has the chat.completion shape: id, object, created, model, choices[{index, message{role, content}, finish_reason}] (MUST), and every field the OpenAI reference requires (SHOULD).',
+  verdicts: ['pass', 'warn', 'fail'],
+  cost: { requests: 0, maxTokens: 0 },
+  async run(ctx) {
+    const x = ctx.control();
+    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    if (x.json === undefined) return conformance([fail('not_json', `expected a JSON body, got ${x.contentType || 'no content type'}`)], '');
+    const findings: Finding[] = [];
+    if (!x.contentType.includes('application/json')) findings.push(warn('content_type', `expected content-type application/json, got "${x.contentType || 'none'}"`));
+    for (const d of validateShape('completion', x.json).slice(0, 6)) {
+      if (d.tier === 'lenient') findings.push(fail('schema', formatDeviation(d)));
+      else findings.push((ctx.options.strict ? fail : warn)('schema_strict', formatDeviation(d)));
+    }
+    if (isObject(x.json)) {
+      const extra = Object.keys(x.json).filter((k) => !KNOWN.has(k));
+      if (extra.length > 0) findings.push(note('extra_keys', `keys beyond the OpenAI shape: ${extra.join(', ')}`));
+    }
+    return conformance(findings, 'chat.completion shape, every required field present');
+  },
+});

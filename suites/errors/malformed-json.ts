@@ -1,0 +1,15 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { judgeRefusal } from '../support/refusals.js';
+
+export default defineProbe({
+  id: 'errors.malformed_json',
+  area: 'errors',
+  kind: 'conformance',
+  scope: 'target',
+  requirement: 'A body that is not valid JSON is refused with a 4xx and the OpenAI error envelope.',
+  verdicts: ['pass', 'warn', 'fail'],
+  cost: { requests: 1, maxTokens: 0 },
+  async run(ctx) {
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "messages": [{"role": "user", "content": "Say OK."}` }), 'a malformed JSON body');
+  },
+});

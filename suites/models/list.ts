@@ -1,0 +1,37 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
+import { isObject } from '../../src/spec/stream.js';
+import { formatDeviation, validateShape } from '../../src/spec/validate.js';
+import type { Finding } from '../../src/report/model.js';
+
+const STANDARD = new Set(['id', 'object', 'created', 'owned_by']);
+
+export default defineProbe({
+  id: 'models.list',
+  area: 'models',
+  kind: 'conformance',
+  scope: 'target',
+  requirement:
+    'GET /models answers {object: "list", data: [{id, object: "model", created, owned_by}]} with unique, non-empty ids; extra keys are recorded, not failed.',
+  verdicts: ['pass', 'warn', 'fail'],
+  // Reads the discovery call.
+  cost: { requests: 0, maxTokens: 0 },
+  async run(ctx) {
+    const x = ctx.listing();
+    const findings: Finding[] = [];
+    for (const d of validateShape('modelList', x.json).slice(0, 6)) {
+      if (d.tier === 'lenient') findings.push(fail('schema', formatDeviation(d)));
+      else findings.push((ctx.options.strict ? fail : warn)('schema_strict', formatDeviation(d)));
+    }
+    const data = isObject(x.json) && Array.isArray(x.json.data) ? x.json.data : [];
+    const ids = data.map((m) => (isObject(m) ? m.id : undefined));
+    const empty = ids.filter((id) => typeof id !== 'string' || id === '').length;
+    if (empty > 0) findings.push(fail('empty_id', `${empty} entr${empty === 1 ? 'y' : 'ies'} without a non-empty string id`));
+    const dupes = [...new Set(ids.filter((id, i) => typeof id === 'string' && ids.indexOf(id) !== i))];
+    if (dupes.length > 0) findings.push(fail('duplicate_id', `ids listed more than once: ${dupes.slice(0, 5).join(', ')}`));
+    const extra = new Set<string>();
+    for (const m of data) if (isObject(m)) for (const k of Object.keys(m)) if (!STANDARD.has(k)) extra.add(k);
+    if (extra.size > 0) findings.push(note('extra_keys', `extra keys recorded per model in report.json: ${[...extra].join(', ')}`));
+    return conformance(findings, `${data.length} models listed, ids unique`);
+  },
+});

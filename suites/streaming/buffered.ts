@@ -1,0 +1,35 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { conformance, fail, inconclusive, note } from '../../src/engine/verdicts.js';
+import { plainStream } from '../support/shared.js';
+import { unusableStream } from '../support/streams.js';
+
+// Chunks arriving within BURST_MS of the last one count as the final burst. A real stream spreads its
+// content over the generation; a buffering gateway delivers (nearly) all of it in that burst.
+const BURST_MS = 10;
+const BURST_SHARE = 0.9;
+// Below this total time a real stream can arrive in one burst too (a fast local model): too fast to tell.
+const MIN_JUDGED_MS = 100;
+const MIN_CHUNKS = 5;
+
+export default defineProbe({
+  id: 'streaming.buffered',
+  area: 'streaming',
+  kind: 'conformance',
+  requirement: 'A stream delivers content as it is generated, not all in one burst at the end (fake streaming).',
+  verdicts: ['pass', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  async run(ctx) {
+    const x = await plainStream(ctx);
+    const unusable = unusableStream(x, 'incremental delivery');
+    if (unusable) return unusable;
+    const times = x.assembled!.contentTimes;
+    if (times.length < MIN_CHUNKS) return inconclusive(`only ${times.length} content chunk(s): too few to judge the timing`);
+    const last = times.at(-1)!;
+    const inBurst = times.filter((t) => last - t <= BURST_MS).length;
+    const share = inBurst / times.length;
+    const seen = `${inBurst} of ${times.length} content chunks in the last ${BURST_MS} ms; first content at ${Math.round(times[0]!)} ms, last at ${Math.round(last)} ms`;
+    if (share < BURST_SHARE) return conformance([note('timing', seen)], seen);
+    if (last < MIN_JUDGED_MS) return inconclusive(`${seen}: the whole answer took under ${MIN_JUDGED_MS} ms, too fast to tell streaming from buffering`);
+    return conformance([fail('buffered', `expected content spread over the generation, got ${seen}: the stream is buffered`)], '');
+  },
+});

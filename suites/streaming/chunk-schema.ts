@@ -1,0 +1,41 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { conformance, fail, warn } from '../../src/engine/verdicts.js';
+import { isObject } from '../../src/spec/stream.js';
+import { formatDeviation, validateShape } from '../../src/spec/validate.js';
+import type { Finding } from '../../src/report/model.js';
+import { plainStream } from '../support/shared.js';
+import { unusableStream } from '../support/streams.js';
+
+const SHOWN = 5;
+
+export default defineProbe({
+  id: 'streaming.chunk_schema',
+  area: 'streaming',
+  kind: 'conformance',
+  requirement:
+    'Every chunk has the chat.completion.chunk shape: id, object, created, model, choices[{index, delta, finish_reason}], with one id throughout.',
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  async run(ctx) {
+    const x = await plainStream(ctx);
+    const unusable = unusableStream(x, 'the chunk schema');
+    if (unusable) return unusable;
+    const s = x.assembled!;
+    const findings: Finding[] = [];
+    let bad = 0;
+    s.chunks.forEach((chunk, i) => {
+      // An in-band error event is not a chunk; streaming.error_in_band judges it.
+      if (isObject(chunk) && 'error' in chunk) return;
+      const deviations = validateShape('chunk', chunk);
+      if (deviations.length > 0) bad++;
+      for (const d of deviations) {
+        if (findings.length >= SHOWN) return;
+        const msg = `chunk ${i} ${formatDeviation(d)}`;
+        findings.push(d.tier === 'lenient' ? fail('schema', msg) : (ctx.options.strict ? fail : warn)('schema_strict', msg));
+      }
+    });
+    if (s.ids.length > 1) findings.push(warn('id_changes', `expected one id across chunks, got ${s.ids.length}`));
+    if (bad > 0 && findings.length >= SHOWN) findings.push(warn('more', `${bad} of ${s.chunks.length} chunks deviate`));
+    return conformance(findings, `all ${s.chunks.length} chunks match the chunk shape`);
+  },
+});

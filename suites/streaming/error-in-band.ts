@@ -1,0 +1,27 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { conformance, fail } from '../../src/engine/verdicts.js';
+import { plainStream } from '../support/shared.js';
+import { unusableStream } from '../support/streams.js';
+
+export default defineProbe({
+  id: 'streaming.error_in_band',
+  area: 'streaming',
+  kind: 'conformance',
+  requirement: 'A stream that began with 200 finishes properly: no `data: {"error": …}` event, no close without a finish_reason.',
+  verdicts: ['pass', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  async run(ctx) {
+    const x = await plainStream(ctx);
+    const unusable = unusableStream(x, 'a stream that finishes');
+    if (unusable) return unusable;
+    const s = x.assembled!;
+    if (s.errors.length > 0) {
+      return conformance([fail('error_event', `an error inside the stream after 200: ${JSON.stringify(s.errors[0]).slice(0, 200)}`)], '');
+    }
+    const finished = (s.choices.get(0)?.finishReasons.length ?? 0) > 0;
+    if (!finished && !s.done) {
+      return conformance([fail('silent_close', `the stream closed after ${s.chunks.length} chunk(s) with no finish_reason and no [DONE]`)], '');
+    }
+    return conformance([], 'the stream finished without an error event');
+  },
+});

@@ -1,0 +1,35 @@
+import type { Exchange } from '../../src/engine/exchange.js';
+import type { ProbeVerdict } from '../../src/engine/probe.js';
+import { conformance, describeFailure, errored, fail, note, warn } from '../../src/engine/verdicts.js';
+import type { Finding } from '../../src/report/model.js';
+
+/** Causes that say nothing about how the endpoint treats the request: the probe could not run. */
+const OUTSIDE = new Set(['rate_limited', 'quota', 'timeout', 'network']);
+
+/**
+ * Judges the answer to a request that must be refused (invalid input, unknown model): a 4xx with the OpenAI
+ * `{error:{message,…}}` envelope passes; another JSON shape warns; HTML, plain text, a 5xx (SDKs retry it)
+ * or a 2xx fail. The error shape found is recorded either way.
+ */
+export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) => string): ProbeVerdict {
+  if (x.cause && OUTSIDE.has(x.cause)) return errored(x.cause, x, `expected a 4xx for ${what}, got ${describeFailure(x)}`);
+  const status = x.status ?? 0;
+  const shape = x.errorShape ?? 'none';
+  const findings: Finding[] = [note('shape', `error shape: ${shape}`)];
+  let v: ProbeVerdict;
+  if (status >= 200 && status < 300) {
+    v = conformance([fail('accepted', on2xx ? on2xx(x) : `expected a 4xx for ${what}, got HTTP ${status}: the invalid request was accepted`)], '');
+  } else if (status >= 500) {
+    v = conformance([...findings, fail('server_error', `expected a 4xx for ${what}, got ${describeFailure(x)}: clients and SDKs retry 5xx`)], '');
+  } else if (shape === 'html' || shape === 'text' || shape === 'empty') {
+    const hint = shape === 'html' ? ' (an HTML page: a proxy or the wrong base URL answered)' : '';
+    v = conformance([...findings, fail('not_json', `expected a JSON error envelope for ${what}, got HTTP ${status} with ${shape === 'empty' ? 'an empty body' : `${shape}${hint}`}`)], '');
+  } else if (shape !== 'openai') {
+    v = conformance([...findings, warn('shape', `expected the {"error":{"message":…}} envelope for ${what}, got HTTP ${status} in the ${shape} shape`)], '');
+  } else {
+    v = conformance(findings, `HTTP ${status} with the OpenAI error envelope: ${x.errorMessage ?? ''}`.trim());
+  }
+  if (x.status !== undefined) v.status = x.status;
+  if (x.errorMessage) v.message = x.errorMessage;
+  return v;
+}
