@@ -37,3 +37,13 @@ describe('the probe catalogue', () => {
     }
   });
 });
+
+describe('the README', () => {
+  it('names every probe and every bundled profile', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { PROFILE_NAMES } = await import('../../src/reference/profiles.js');
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    for (const p of PROBES) expect(readme, p.id).toContain(`\`${p.id}\``);
+    for (const name of PROFILE_NAMES) expect(readme, name).toContain(`\`${name}\``);
+  });
+});

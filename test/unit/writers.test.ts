@@ -47,9 +47,11 @@ describe('matrix.md', () => {
     const header = md.split('\n').find((l) => l.startsWith('| probe |'))!;
     // probe, kind, and one column per model: the pipe in the model id is escaped.
     expect(header.split(/(?<!\\)\|/).length - 2).toBe(4);
-    for (const line of md.split('\n').filter((l) => l.startsWith('| `'))) {
-      expect(line.split(/(?<!\\)\|/).length - 2, line).toBe(line.startsWith('| `chat') || line.startsWith('| `param') ? 4 : 6);
-    }
+    const cells = (line: string) => line.split(/(?<!\\)\|/).length - 2;
+    const section = (title: string) => md.split(`## ${title}`)[1]!.split('\n## ')[0]!.split('\n').filter((l) => l.startsWith('| `'));
+    // Matrix rows: probe, kind and two models; model-fact rows: seven columns.
+    for (const line of section('Model facts')) expect(cells(line), line).toBe(7);
+    for (const line of md.split('## Model facts')[0]!.split('\n').filter((l) => l.startsWith('| `'))) expect(cells(line), line).toBe(4);
   });
 
   it('shows each cell, findings with their evidence, and the summary counts', () => {

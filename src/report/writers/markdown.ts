@@ -46,14 +46,15 @@ export function renderMatrix(report: Report): string {
   );
   out.push('');
   out.push('## Model facts', '');
-  out.push('| model | listed | smoke call | median TTFT | median chunk gap | note |');
-  out.push('|---|---|---|---|---|---|');
+  out.push('| model | listed | smoke call | median TTFT | median chunk gap | chunks/s | note |');
+  out.push('|---|---|---|---|---|---|---|');
   for (const m of report.models) {
     const smoke = m.smoke ? `${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms` : 'not sent';
     const ttft = m.metrics?.ttftMsMedian !== undefined ? `${m.metrics.ttftMsMedian} ms` : '—';
     const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
+    const cps = m.metrics?.chunksPerSecondMedian !== undefined ? `${Math.round(m.metrics.chunksPerSecondMedian)}` : '—';
     const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : '';
-    out.push(`| \`${escapeCell(m.id)}\` | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${escapeCell(note)} |`);
+    out.push(`| \`${escapeCell(m.id)}\` | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeCell(note)} |`);
   }
   out.push('');
   out.push('## Findings', '');
