@@ -8,6 +8,8 @@ import { Verdict } from '../report/model.js';
  * compare the audit with; the server never reads it.
  */
 export const Rejection = z.object({
+  /** Values still accepted (reasoning models take temperature 1 and refuse the rest). */
+  allow: z.array(z.unknown()).optional(),
   status: z.number().int().min(400).max(599).default(400),
   message: z.string(),
   code: z.string().nullable().default('unsupported_parameter'),
@@ -81,6 +83,8 @@ export const Quirks = z.object({
   fixedAnswer: z.string().optional(),
   /** Stream even when the request has no stream field. */
   streamByDefault: z.boolean().default(false),
+  /** Sample even at temperature 0, as some batched or MoE deployments effectively do. */
+  randomAtZero: z.boolean().default(false),
   stream: StreamQuirks.default(StreamQuirks.parse({})),
 });
 export type Quirks = z.infer<typeof Quirks>;
@@ -117,6 +121,10 @@ export const ServerSettings = z.object({
   /** `lenient`: accepts wrong types and unknown roles with a 200, as some servers do. */
   validation: z.enum(['strict', 'lenient']).default('strict'),
   requestIdHeader: z.string().default('x-request-id'),
+  /** The most stop strings accepted (OpenAI: 4); more is a 400. Unset: no limit. */
+  stopLimit: z.number().int().min(1).optional(),
+  /** `forbid`: unknown request fields are a 422 extra_forbidden, as pydantic servers with extra="forbid" answer. */
+  unknownFields: z.enum(['accept', 'forbid']).default('accept'),
   /** GET /models quirks: no `created` (DeepSeek), a repeated id, a fixed `created` (one-api). */
   modelList: z
     .object({ omitCreated: z.boolean().default(false), duplicateFirst: z.boolean().default(false), created: z.number().int().default(1_700_000_000) })

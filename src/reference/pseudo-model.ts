@@ -1,6 +1,7 @@
 /**
  * The reference server's pseudo-model. It follows the plain instructions the probes use, so a feature it
- * honours has a visible effect; it never pretends to be clever. Deterministic at temperature 0.
+ * honours has a visible effect; it never pretends to be clever. Deterministic at temperature 0 (unless a
+ * profile says otherwise), seeded randomness above it.
  */
 
 /** Tokens carry their leading space, like BPE tokens, so joining them gives the text back. */
@@ -25,8 +26,41 @@ export function countPromptTokens(messages: readonly { content?: unknown }[]): n
   return n;
 }
 
-/** The answer the pseudo-model gives to the last user message, before any limit or stop is applied. */
-export function answer(prompt: string): string {
+/** mulberry32: small, seedable, good enough to make sampling visible. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function hash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+const NOUNS = [
+  'apple', 'river', 'lantern', 'mountain', 'pencil', 'garden', 'violin', 'harbor', 'blanket', 'comet',
+  'meadow', 'teapot', 'castle', 'feather', 'island', 'ladder', 'mirror', 'notebook', 'orchard', 'pillow',
+  'rocket', 'saddle', 'thimble', 'umbrella', 'valley', 'window', 'anchor', 'bicycle', 'candle', 'dolphin',
+  'engine', 'forest', 'glacier', 'hammer', 'jacket', 'kettle', 'lemon', 'magnet', 'needle', 'ocean',
+];
+
+export const CITIES = ['Paris', 'Tokyo', 'London', 'Berlin', 'Madrid', 'Rome'];
+
+export interface Sampler {
+  /** True when sampling collapses to the single most likely answer. */
+  greedy: boolean;
+  random: () => number;
+}
+
+/** The text the pseudo-model answers to the last user message, before limits, stops and formats. */
+export function answer(prompt: string, sampler: Sampler): string {
   const word = /reply with the single word\s+"?([A-Za-z0-9_-]+)"?/i.exec(prompt);
   if (word) return word[1]!;
   const count = /count from\s+(\d+)\s+to\s+(\d+)/i.exec(prompt);
@@ -37,5 +71,41 @@ export function answer(prompt: string): string {
     for (let i = from; i <= to; i++) numbers.push(i);
     return numbers.join(', ');
   }
+  if (/random english noun/i.test(prompt)) {
+    const i = sampler.greedy ? hash(prompt) % NOUNS.length : Math.floor(sampler.random() * NOUNS.length);
+    return NOUNS[i]!;
+  }
+  if (/moons/i.test(prompt) && /sky/i.test(prompt)) return 'The sky is blue on a clear day, and the Earth has one moon.';
+  if (/colour is the sky|what colour the sky/i.test(prompt)) return 'The sky is blue on a clear day.';
+  if (/weather/i.test(prompt)) return 'I cannot look up the weather right now.';
   return 'This is the reference answer.';
+}
+
+type Schema = { type?: unknown; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[] };
+
+/** An instance of a JSON Schema, using facts from the prompt where a property name asks for one. */
+export function instanceOf(schema: Schema, key = '', prompt = ''): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(schema.properties ?? {})) out[k] = instanceOf(v, k, prompt);
+      return out;
+    }
+    case 'array':
+      return schema.items ? [instanceOf(schema.items, key, prompt)] : [];
+    case 'integer':
+    case 'number':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      if (/colou?r/i.test(key)) return 'blue';
+      if (/city/i.test(key)) return CITIES.find((c) => prompt.includes(c)) ?? 'Paris';
+      if (/zone/i.test(key)) return 'UTC';
+      return 'text';
+  }
 }

@@ -1,3 +1,4 @@
+import type { GeneratedChoice } from './generate.js';
 import type { ProfileModel, StreamQuirks } from './profile.js';
 
 /** An answer of the pseudo-model before it is put on the wire. */
@@ -5,15 +6,14 @@ export interface Answer {
   id: string;
   created: number;
   model: ProfileModel;
-  tokens: string[];
-  finish: string;
+  choices: GeneratedChoice[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
 }
 
-function finishOf(a: Answer): string | null {
+function finishOf(a: Answer, c: GeneratedChoice): string | null {
   const q = a.model.quirks;
-  if (a.finish === 'stop' && q.finishReason !== undefined) return q.finishReason;
-  return a.finish;
+  if (c.finish === 'stop' && q.finishReason !== undefined) return q.finishReason;
+  return c.finish;
 }
 
 function modelName(a: Answer): string {
@@ -25,21 +25,28 @@ export function completionBody(a: Answer): Record<string, unknown> {
   if (q.errorIn200) {
     return { error: { message: 'upstream error: the channel returned no answer', type: 'upstream_error', code: 'bad_response' } };
   }
-  const text = a.tokens.join('');
-  const message: Record<string, unknown> = q.emptyContent ? { role: 'assistant', content: '', reasoning_content: text } : { role: 'assistant', content: text };
-  const choice: Record<string, unknown> = { index: 0, message, finish_reason: finishOf(a) };
-  if (!q.omitStrictFields) {
-    message.refusal = null;
-    choice.logprobs = null;
-  }
-  if (q.omitChoiceIndex) delete choice.index;
-  const body: Record<string, unknown> = { id: a.id, object: 'chat.completion', created: a.created, model: modelName(a), choices: [choice] };
+  const choices = a.choices.map((c, index) => {
+    const message: Record<string, unknown> = { role: 'assistant', content: q.emptyContent ? '' : c.content };
+    if (q.emptyContent && c.content) message.reasoning_content = c.content;
+    if (c.reasoning) message.reasoning_content = c.reasoning;
+    if (c.toolCalls.length > 0) message.tool_calls = c.toolCalls;
+    const choice: Record<string, unknown> = { index, message, finish_reason: finishOf(a, c) };
+    if (!q.omitStrictFields) {
+      message.refusal = null;
+      choice.logprobs = c.logprobs ? { content: c.logprobs, refusal: null } : null;
+    } else if (c.logprobs) {
+      choice.logprobs = { content: c.logprobs };
+    }
+    if (q.omitChoiceIndex) delete choice.index;
+    return choice;
+  });
+  const body: Record<string, unknown> = { id: a.id, object: 'chat.completion', created: a.created, model: modelName(a), choices };
   if (!q.omitStrictFields) body.system_fingerprint = null;
   if (!q.omitUsage) body.usage = a.usage;
   return body;
 }
 
-/** One SSE event as the server will frame it, or a raw directive for the writer. */
+/** One SSE event as the server will frame it, or a directive for the writer. */
 export type StreamStep = { data: string } | { comment: string } | { stall: true } | { close: true };
 
 /** The events of a streamed answer, with every quirk of the profile applied. */
@@ -47,52 +54,62 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
   const s: StreamQuirks = a.model.quirks.stream;
   const steps: StreamStep[] = [];
   const usageWanted = s.usage === 'always' || (s.usage === 'requested' && includeUsage);
-  const chunk = (delta: Record<string, unknown>, finish: string | null | undefined, extra: Record<string, unknown> = {}) => {
-    const choice: Record<string, unknown> = { index: 0, delta, logprobs: null };
+  const base = () => ({ id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), system_fingerprint: null });
+  const chunk = (index: number, delta: Record<string, unknown>, finish: string | null | undefined, extra: Record<string, unknown> = {}) => {
+    const choice: Record<string, unknown> = { index, delta, logprobs: null };
     if (finish !== undefined) choice.finish_reason = finish;
-    const body: Record<string, unknown> = { id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), system_fingerprint: null, choices: [choice] };
-    if (usageWanted && s.usage === 'requested') body.usage = null;
-    return { ...body, ...extra };
+    return { ...base(), choices: [choice], ...(usageWanted && s.usage === 'requested' ? { usage: null } : {}), ...extra };
   };
   const intermediate = s.intermediateFinish === 'null' ? null : s.intermediateFinish === 'empty' ? '' : undefined;
-  const roleFor = (i: number) => {
-    if (s.role === 'wrong' && i === 0) return { role: 'model' };
-    return s.role === 'every' || (s.role === 'first' && i === 0) ? { role: 'assistant' } : {};
-  };
   const contentKey = a.model.quirks.emptyContent ? 'reasoning_content' : 'content';
   const push = (body: unknown) => {
     if (s.comments) steps.push({ comment: 'PING' });
     steps.push({ data: JSON.stringify(body) });
   };
-  push(chunk({ ...roleFor(0), content: '' }, intermediate));
   let completion = 0;
-  for (const [i, t] of a.tokens.entries()) {
-    if (s.errorAfter !== undefined && i === s.errorAfter) {
-      steps.push({ data: JSON.stringify({ error: { message: 'upstream connection reset', type: 'server_error', code: 'upstream_error' } }) });
-      steps.push({ close: true });
-      return steps;
+  for (const [index, c] of a.choices.entries()) {
+    let deltas = 0;
+    const roleFor = () => {
+      const first = deltas++ === 0;
+      if (s.role === 'wrong' && first) return { role: 'model' };
+      return s.role === 'every' || (s.role === 'first' && first) ? { role: 'assistant' } : {};
+    };
+    push(chunk(index, { ...roleFor(), content: c.toolCalls.length > 0 ? null : '' }, intermediate));
+    for (const [i, call] of c.toolCalls.entries()) {
+      // As OpenAI streams them: id, type and name on the first fragment, then the arguments in pieces.
+      push(chunk(index, { ...roleFor(), tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, intermediate));
+      const args = call.function.arguments;
+      for (let at = 0; at < args.length; at += 8) {
+        push(chunk(index, { ...roleFor(), tool_calls: [{ index: i, function: { arguments: args.slice(at, at + 8) } }] }, intermediate));
+      }
     }
-    if (s.closeAfter !== undefined && i === s.closeAfter) {
-      steps.push({ close: true });
-      return steps;
+    for (const [i, t] of c.tokens.entries()) {
+      if (s.errorAfter !== undefined && i === s.errorAfter) {
+        steps.push({ data: JSON.stringify({ error: { message: 'upstream connection reset', type: 'server_error', code: 'upstream_error' } }) });
+        steps.push({ close: true });
+        return steps;
+      }
+      if (s.closeAfter !== undefined && i === s.closeAfter) {
+        steps.push({ close: true });
+        return steps;
+      }
+      if (s.stallAfter !== undefined && i === s.stallAfter) {
+        steps.push({ stall: true });
+        return steps;
+      }
+      completion++;
+      const extra: Record<string, unknown> = {};
+      if (s.usage === 'every') extra.usage = { ...a.usage, completion_tokens: completion, total_tokens: a.usage.prompt_tokens + completion };
+      if (s.usage === 'last-content' && i === c.tokens.length - 1 && includeUsage) extra.usage = a.usage;
+      const body = chunk(index, { ...roleFor(), [contentKey]: t }, intermediate, extra);
+      if (c.logprobs?.[i]) (body.choices[0] as Record<string, unknown>).logprobs = { content: [c.logprobs[i]] };
+      push(body);
     }
-    if (s.stallAfter !== undefined && i === s.stallAfter) {
-      steps.push({ stall: true });
-      return steps;
-    }
-    completion++;
-    const extra: Record<string, unknown> = {};
-    if (s.usage === 'every') extra.usage = { ...a.usage, completion_tokens: completion, total_tokens: a.usage.prompt_tokens + completion };
-    if (s.usage === 'last-content' && i === a.tokens.length - 1 && includeUsage) extra.usage = a.usage;
-    push(chunk({ ...roleFor(i + 1), [contentKey]: t }, intermediate, extra));
+    if (!s.noFinish) push(chunk(index, { ...roleFor() }, finishOf(a, c), s.usage === 'every' ? { usage: a.usage } : {}));
   }
-  if (!s.noFinish) {
-    const extra: Record<string, unknown> = s.usage === 'every' ? { usage: a.usage } : {};
-    push(chunk({ ...roleFor(a.tokens.length + 1) }, finishOf(a), extra));
-  }
-  if (usageWanted) push({ id: a.id, object: 'chat.completion.chunk', created: a.created, model: modelName(a), system_fingerprint: null, choices: [], usage: a.usage });
+  if (usageWanted) push({ ...base(), choices: [], usage: a.usage });
   if (s.done) steps.push({ data: '[DONE]' });
-  if (s.afterDone) steps.push({ data: JSON.stringify({ id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), choices: [] }) });
+  if (s.afterDone) steps.push({ data: JSON.stringify({ ...base(), choices: [] }) });
   return steps;
 }
 

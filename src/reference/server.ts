@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
 import type { Behaviour, Profile, ProfileModel } from './profile.js';
-import { answer, countPromptTokens, messageText, tokenize } from './pseudo-model.js';
+import { generate } from './generate.js';
+import { countPromptTokens } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
 export interface ReferenceServerOptions {
@@ -137,27 +138,44 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     if (c.profile.server.unknownModel === 'substitute') model = c.profile.models[0]!;
     else return invalid(c, 'unknown_model', '', String(body.model));
   }
+  const extra = unknownFieldRefusal(c, body);
+  if (extra) return extra;
   const honoured = new Set<string>();
   for (const key of Object.keys(body)) {
     if (CORE_KEYS.has(key)) continue;
     const b: Behaviour = model.features[key] ?? 'honour';
-    if (typeof b === 'object') return openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, key);
-    if (b === 'honour') honoured.add(key);
+    if (typeof b === 'object') {
+      const allowed = b.reject.allow?.some((v) => JSON.stringify(v) === JSON.stringify(body[key]));
+      if (!allowed) return openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, key);
+      honoured.add(key);
+    } else if (b === 'honour') {
+      honoured.add(key);
+    }
+  }
+  // top_logprobs travels with logprobs: it is honoured or dropped with it.
+  if (honoured.has('logprobs')) honoured.add('top_logprobs');
+  const limit = c.profile.server.stopLimit;
+  if (limit !== undefined && Array.isArray(body.stop) && body.stop.length > limit) {
+    return openaiError(
+      400,
+      `Invalid 'stop': array too long. Expected an array with maximum length ${limit}, but got an array with length ${body.stop.length} instead.`,
+      'invalid_request_error',
+      'array_above_max_length',
+      'stop',
+    );
   }
   const messages = body.messages as { role?: unknown; content?: unknown }[];
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const q = model.quirks;
-  let tokens = tokenize(q.fixedAnswer ?? answer(messageText(lastUser?.content)));
-  let finish = 'stop';
-  const limit = honoured.has('max_tokens') ? body.max_tokens : undefined;
-  if (typeof limit === 'number' && tokens.length > limit) {
-    tokens = tokens.slice(0, Math.max(0, limit));
-    finish = 'length';
+  const choices = generate(body, honoured, q);
+  if (c.profile.server.echoKey && c.token) {
+    const first = choices[0]!;
+    first.tokens.push(` (key ${c.token})`);
+    first.content = first.tokens.join('');
   }
-  if (c.profile.server.echoKey && c.token) tokens.push(` (key ${c.token})`);
   const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: tokens.length, total_tokens: promptTokens + tokens.length + q.usageTotalOff };
-  const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, tokens, finish, usage };
+  const completionTokens = choices.reduce((n, ch) => n + ch.tokens.length + (ch.toolCalls.length > 0 ? 12 : 0), 0);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens + q.usageTotalOff };
+  const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
   if (streamed && !q.stream.ignoreStreamFlag) {
     const opts = body.stream_options as { include_usage?: unknown } | undefined;
@@ -165,6 +183,22 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     return undefined;
   }
   return json(200, completionBody(a));
+}
+
+/** The request fields OpenAI's chat completions accept; `forbid` profiles refuse any other. */
+const KNOWN_FIELDS = new Set([
+  'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'n', 'stop',
+  'presence_penalty', 'frequency_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'response_format', 'seed', 'tools',
+  'tool_choice', 'parallel_tool_calls', 'user', 'metadata', 'reasoning_effort', 'store', 'service_tier', 'modalities', 'audio',
+  'prediction', 'web_search_options', 'functions', 'function_call',
+]);
+
+/** pydantic's answer to unknown fields under extra="forbid". */
+function unknownFieldRefusal(c: Call, body: Json): Reply | undefined {
+  if (c.profile.server.unknownFields !== 'forbid') return undefined;
+  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
+  if (unknown.length === 0) return undefined;
+  return json(422, { detail: unknown.map((k) => ({ type: 'extra_forbidden', loc: ['body', k], msg: 'Extra inputs are not permitted', input: body[k] })) });
 }
 
 async function streamAnswer(c: Call, a: Answer, includeUsage: boolean): Promise<void> {

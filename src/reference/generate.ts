@@ -1,0 +1,129 @@
+import type { Quirks } from './profile.js';
+import { answer, CITIES, hash, instanceOf, messageText, seededRandom, tokenize, type Sampler } from './pseudo-model.js';
+
+type Json = Record<string, unknown>;
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[];
+}
+
+export interface GeneratedChoice {
+  tokens: string[];
+  /** Null when the answer is tool calls only. */
+  content: string | null;
+  toolCalls: ToolCall[];
+  finish: string;
+  logprobs: TokenLogprob[] | undefined;
+  reasoning: string | undefined;
+}
+
+/**
+ * What the pseudo-model answers to a request, with each honoured parameter applied for real: sampling
+ * (temperature, top_p, seed), n, stop, the length limits, logprobs, the JSON response formats and tools.
+ * `honoured` holds the request keys the profile honours; the others are dropped before this point.
+ */
+export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quirks): GeneratedChoice[] {
+  const has = (key: string) => honoured.has(key) && body[key] !== undefined && body[key] !== null;
+  const messages = body.messages as { role?: unknown; content?: unknown }[];
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  const prompt = messageText(lastUser?.content);
+  // The server's default temperature is 1, as OpenAI's is.
+  const temperature = has('temperature') ? Number(body.temperature) : 1;
+  const topP = has('top_p') ? Number(body.top_p) : 1;
+  const sampler: Sampler = {
+    greedy: (temperature === 0 && !quirks.randomAtZero) || topP < 0.1,
+    random: has('seed') ? seededRandom(Number(body.seed)) : Math.random,
+  };
+  const n = has('n') && Number.isInteger(body.n) ? Math.max(1, Math.min(Number(body.n), 8)) : 1;
+  const choices: GeneratedChoice[] = [];
+  for (let i = 0; i < n; i++) choices.push(oneChoice(body, has, prompt, sampler, quirks, i));
+  return choices;
+}
+
+function oneChoice(
+  body: Json,
+  has: (key: string) => boolean,
+  prompt: string,
+  sampler: Sampler,
+  quirks: Quirks,
+  index: number,
+): GeneratedChoice {
+  const reasoning = has('reasoning_effort') ? `Thinking with ${String(body.reasoning_effort)} effort.` : undefined;
+  const toolCalls = has('tools') ? callTools(body, has, prompt, index) : [];
+  if (toolCalls.length > 0) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
+  let text = quirks.fixedAnswer ?? answer(prompt, sampler);
+  const format = has('response_format') ? (body.response_format as { type?: unknown; json_schema?: { schema?: unknown } }) : undefined;
+  if (format?.type === 'json_object') text = JSON.stringify({ text });
+  if (format?.type === 'json_schema') text = JSON.stringify(instanceOf((format.json_schema?.schema ?? {}) as never, '', prompt));
+  let finish = 'stop';
+  if (has('stop')) {
+    const stops = (Array.isArray(body.stop) ? body.stop : [body.stop]).filter((s): s is string => typeof s === 'string' && s !== '');
+    const cut = Math.min(...stops.map((s) => text.indexOf(s)).filter((at) => at >= 0));
+    if (Number.isFinite(cut)) text = text.slice(0, cut);
+  }
+  let tokens = tokenize(text);
+  const limit = has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : undefined;
+  if (typeof limit === 'number' && tokens.length > limit) {
+    tokens = tokens.slice(0, Math.max(0, limit));
+    finish = 'length';
+  }
+  const logprobs = has('logprobs') && body.logprobs === true ? logprobsOf(tokens, Number(body.top_logprobs ?? 0)) : undefined;
+  return { tokens, content: tokens.join(''), toolCalls: [], finish, logprobs, reasoning };
+}
+
+interface ToolDef {
+  function?: { name?: unknown; parameters?: unknown };
+}
+
+/** Which tools the pseudo-model calls: as tool_choice demands, else the tools the prompt asks for. */
+function callTools(body: Json, has: (key: string) => boolean, prompt: string, index: number): ToolCall[] {
+  const tools = (Array.isArray(body.tools) ? body.tools : []) as ToolDef[];
+  const named = (name: unknown) => tools.find((t) => t.function?.name === name);
+  const choice = has('tool_choice') ? body.tool_choice : 'auto';
+  if (choice === 'none') return [];
+  let chosen: ToolDef[];
+  if (typeof choice === 'object' && choice !== null) {
+    const t = named((choice as { function?: { name?: unknown } }).function?.name);
+    chosen = t ? [t] : [];
+  } else {
+    const wanted = tools.filter((t) => typeof t.function?.name === 'string' && prompt.includes(t.function.name));
+    chosen = wanted.length > 0 ? wanted : choice === 'required' ? tools.slice(0, 1) : [];
+  }
+  const calls: ToolCall[] = [];
+  for (const tool of chosen) {
+    // One call per city the prompt names, in parallel, unless parallel_tool_calls: false is honoured.
+    const cities = CITIES.filter((c) => prompt.includes(c));
+    const targets = cities.length > 1 && tool.function?.name === 'get_weather' ? cities : [undefined];
+    for (const city of targets) {
+      const args = instanceOf((tool.function?.parameters ?? {}) as never, '', city ?? prompt);
+      calls.push({
+        id: `call_${(hash(`${prompt}${calls.length}${index}`) % 1e8).toString(36)}`,
+        type: 'function',
+        function: { name: String(tool.function?.name), arguments: JSON.stringify(args) },
+      });
+    }
+  }
+  const serial = has('parallel_tool_calls') && body.parallel_tool_calls === false;
+  return serial ? calls.slice(0, 1) : calls;
+}
+
+function logprobsOf(tokens: string[], top: number): TokenLogprob[] {
+  return tokens.map((token, i) => {
+    const logprob = -Math.round((0.05 + (i % 5) * 0.1) * 1000) / 1000;
+    const alternatives = [{ token, logprob, bytes: [...Buffer.from(token)] }];
+    for (let k = 1; k < top; k++) {
+      const alt = `${token}${'_'.repeat(k)}`;
+      alternatives.push({ token: alt, logprob: logprob - k, bytes: [...Buffer.from(alt)] });
+    }
+    return { token, logprob, bytes: [...Buffer.from(token)], top_logprobs: alternatives.slice(0, Math.max(0, top)) };
+  });
+}
