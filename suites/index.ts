@@ -15,6 +15,29 @@ import errorsUnknownModel from './errors/unknown-model.js';
 import errorsWrongType from './errors/wrong-type.js';
 import modelsList from './models/list.js';
 import parametersMaxTokens from './parameters/max-tokens.js';
+import parametersMaxCompletionTokens from './parameters/max-completion-tokens.js';
+import parametersTemperature from './parameters/temperature.js';
+import parametersTopP from './parameters/top-p.js';
+import parametersSeed from './parameters/seed.js';
+import parametersStop from './parameters/stop.js';
+import parametersStopMany from './parameters/stop-many.js';
+import parametersN from './parameters/n.js';
+import parametersPresencePenalty from './parameters/presence-penalty.js';
+import parametersFrequencyPenalty from './parameters/frequency-penalty.js';
+import parametersLogprobs from './parameters/logprobs.js';
+import parametersLogitBias from './parameters/logit-bias.js';
+import parametersJsonObject from './parameters/response-format-json-object.js';
+import parametersJsonSchema from './parameters/response-format-json-schema.js';
+import parametersTools from './parameters/tools.js';
+import parametersToolChoiceRequired from './parameters/tool-choice-required.js';
+import parametersToolChoiceNone from './parameters/tool-choice-none.js';
+import parametersToolChoiceNamed from './parameters/tool-choice-named.js';
+import parametersParallelToolCalls from './parameters/parallel-tool-calls.js';
+import parametersUser from './parameters/user.js';
+import parametersMetadata from './parameters/metadata.js';
+import parametersUnknownField from './parameters/unknown-field.js';
+import parametersReasoningEffort from './parameters/reasoning-effort.js';
+import parametersStreamOptionsWithoutStream from './parameters/stream-options-without-stream.js';
 import streamingBasic from './streaming/basic.js';
 import streamingBuffered from './streaming/buffered.js';
 import streamingChunkSchema from './streaming/chunk-schema.js';
@@ -61,4 +84,27 @@ export const PROBES: readonly ProbeDefinition[] = [
   streamingErrorInBand,
   streamingBuffered,
   parametersMaxTokens,
+  parametersMaxCompletionTokens,
+  parametersTemperature,
+  parametersTopP,
+  parametersSeed,
+  parametersStop,
+  parametersStopMany,
+  parametersN,
+  parametersPresencePenalty,
+  parametersFrequencyPenalty,
+  parametersLogprobs,
+  parametersLogitBias,
+  parametersJsonObject,
+  parametersJsonSchema,
+  parametersTools,
+  parametersToolChoiceRequired,
+  parametersToolChoiceNone,
+  parametersToolChoiceNamed,
+  parametersParallelToolCalls,
+  parametersUser,
+  parametersMetadata,
+  parametersUnknownField,
+  parametersReasoningEffort,
+  parametersStreamOptionsWithoutStream,
 ];

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { resolveOptions, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../engine/errors.js';
-import { runAudit } from '../engine/run.js';
+import { planAudit, runAudit } from '../engine/run.js';
 import { createRedactor } from '../http/redact.js';
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
@@ -11,6 +11,7 @@ import { writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { err, out } from './output.js';
+import { renderPlan } from './plan.js';
 
 /** A path relative to the working folder when it is below it, else absolute. */
 function displayPath(path: string): string {
@@ -37,6 +38,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   process.on('SIGTERM', onSignal);
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
+    if (options.dryRun) {
+      const plan = await planAudit(options, PROBES);
+      out(redact(options.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlan(plan)));
+      return EXIT.ok;
+    }
     const run = await runAudit(
       options,
       PROBES,

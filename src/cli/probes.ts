@@ -1,18 +1,35 @@
+import { costOfProbes, resolveCost } from '../engine/probe.js';
 import { PROBES } from '../../suites/index.js';
 import { out } from './output.js';
 
+/** Costs are shown at the default --samples. */
+const SAMPLES = 4;
+
 export function probesCommand(json: boolean): number {
-  const rows = PROBES.map((p) => ({ id: p.id, area: p.area, kind: p.kind, requirement: p.requirement, cost: p.cost }));
+  const rows = PROBES.map((p) => ({
+    id: p.id,
+    area: p.area,
+    kind: p.kind,
+    scope: p.scope ?? 'model',
+    requirement: p.requirement,
+    verdicts: [...p.verdicts],
+    cost: { ...resolveCost(p.cost, SAMPLES), shared: (p.cost.shared ?? []).map((s) => s.key) },
+  }));
   if (json) {
     out(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
   const idWidth = Math.max(...rows.map((r) => r.id.length));
   for (const r of rows) {
-    const cost = `${r.cost.requests} req, ${r.cost.maxTokens} tok`;
-    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${cost.padEnd(16)}  ${r.requirement}\n`);
+    const shared = r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : '';
+    const cost = `${r.cost.requests} req${shared}`;
+    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${r.requirement}\n`);
   }
-  const total = rows.reduce((a, r) => ({ requests: a.requests + r.cost.requests, maxTokens: a.maxTokens + r.cost.maxTokens }), { requests: 0, maxTokens: 0 });
-  out(`\n${rows.length} probes; per model at most ${total.requests} requests (plus one smoke call) and ${total.maxTokens} max tokens\n`);
+  const model = costOfProbes(PROBES.filter((p) => p.scope !== 'target'), SAMPLES);
+  const endpoint = costOfProbes(PROBES.filter((p) => p.scope === 'target'), SAMPLES);
+  out(
+    `\n${rows.length} probes. Per model: ${model.requests + 1} requests (smoke call and shared exchanges included), ${model.maxTokens + 2} max tokens; ` +
+      `once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
+  );
   return 0;
 }

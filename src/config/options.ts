@@ -19,6 +19,7 @@ export const AuditFlags = z.object({
   strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
   requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
   samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
+  dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models'),
   json: z.boolean().default(false).describe('Print the report JSON on stdout instead of the matrix'),
   quiet: z.boolean().default(false).describe('Print nothing but errors (reports are still written)'),
 });
@@ -38,6 +39,7 @@ export interface ResolvedOptions {
   strict: boolean;
   requireAuth: boolean;
   samples: number;
+  dryRun: boolean;
   json: boolean;
   quiet: boolean;
   /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers. */
@@ -87,6 +89,7 @@ export function resolveOptions(raw: unknown, env: NodeJS.ProcessEnv): ResolvedOp
     strict: f.strict,
     requireAuth: f.requireAuth,
     samples: f.samples,
+    dryRun: f.dryRun,
     json: f.json,
     quiet: f.quiet,
     secrets,

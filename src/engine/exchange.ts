@@ -31,6 +31,8 @@ export interface Exchange {
   /** For non-2xx answers: the message as received (any shape), its code, and the shape. */
   errorMessage: string | undefined;
   errorCode: string | undefined;
+  /** `error.param`, when the envelope names the offending parameter. */
+  errorParam: string | undefined;
   errorShape: ErrorShape | undefined;
   /** Why the call failed, when the failure is not attributable to the request (auth, quota, 5xx, …). */
   cause: Cause | undefined;
@@ -75,9 +77,10 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   for (const [k, v] of Object.entries(res.headers)) headers[k] = redact(v);
   let errorMessage: string | undefined;
   let errorCode: string | undefined;
+  let errorParam: string | undefined;
   let errorShape: ErrorShape | undefined;
   if (!ok && !res.transport) {
-    ({ message: errorMessage, code: errorCode, shape: errorShape } = readError(json, text, contentType));
+    ({ message: errorMessage, code: errorCode, param: errorParam, shape: errorShape } = readError(json, text, contentType));
   }
   if (res.transport) errorMessage = res.transport.message;
   const cause = diagnose({ status, message: errorMessage, code: errorCode, transport: res.transport });
@@ -100,6 +103,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     transport: res.transport,
     errorMessage,
     errorCode,
+    errorParam,
     errorShape,
     cause,
   };
@@ -160,7 +164,7 @@ export function readError(
   json: unknown,
   text: string,
   contentType: string,
-): { message: string | undefined; code: string | undefined; shape: ErrorShape } {
+): { message: string | undefined; code: string | undefined; param?: string | undefined; shape: ErrorShape } {
   if (text.trim() === '') return { message: undefined, code: undefined, shape: 'empty' };
   if (json === undefined) {
     if (contentType.includes('html') || /^\s*<(!doctype|html)/i.test(text)) {
@@ -181,16 +185,19 @@ export function readError(
   if (!isObject(json)) return { message: String(json).slice(0, 300), code: undefined, shape: 'json_other' };
   if (isObject(json.error)) {
     const e = json.error;
-    return { message: str(e.message), code: str(e.code) ?? str(e.type), shape: 'openai' };
+    return { message: str(e.message), code: str(e.code) ?? str(e.type), param: str(e.param), shape: 'openai' };
   }
   if (typeof json.error === 'string') return { message: json.error, code: str(json.code), shape: 'error_string' };
   if ('detail' in json) {
     const d = json.detail;
     const message = typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => (isObject(x) ? str(x.msg) : str(x))).join('; ') : JSON.stringify(d);
-    return { message, code: undefined, shape: 'fastapi' };
+    // pydantic puts the offending field last in `loc` and the error kind in `type` (extra_forbidden, …).
+    const first = Array.isArray(d) && isObject(d[0]) ? d[0] : undefined;
+    const loc = first && Array.isArray(first.loc) ? str(first.loc.at(-1)) : undefined;
+    return { message, code: first ? str(first.type) : undefined, param: loc, shape: 'fastapi' };
   }
   if (json.object === 'error' || typeof json.message === 'string') {
-    return { message: str(json.message), code: str(json.code) ?? str(json.type), shape: 'top_level' };
+    return { message: str(json.message), code: str(json.code) ?? str(json.type), param: str(json.param), shape: 'top_level' };
   }
   return { message: text.slice(0, 300), code: undefined, shape: 'json_other' };
 }

@@ -7,13 +7,56 @@ export const SMOKE_PROMPT = 'Reply with the single word OK.';
 
 export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles';
 
-export interface ProbeCost {
-  /** Requests the probe sends at most, beyond the smoke call and the shared exchanges it reads. */
+export interface BaseCost {
+  /** Requests sent at most, beyond the smoke call and the shared exchanges read. */
   requests: number;
-  /** Sum of the token limits it sends; a request without a limit counts its prompt's expected answer. */
+  /** Sum of the token limits sent; a request without a limit counts its prompt's expected answer. */
   maxTokens: number;
-  /** Keys of shared exchanges it reads (suites/support/shared.ts): each is paid once per model. */
-  shared?: readonly string[];
+  /** Sample sets sent (each of --samples requests), and the tokens of one sample. */
+  sampled?: { sets: number; maxTokens: number };
+}
+
+export interface ProbeCost extends BaseCost {
+  /** Shared exchanges it reads: each is paid once per model, whichever probes read it. */
+  shared?: readonly SharedExchange<unknown>[];
+}
+
+/**
+ * An exchange (or a set of them) several probes of a model read: sent once, by the first probe that asks,
+ * and its calls count as evidence for every probe that reads it.
+ */
+export interface SharedExchange<T> {
+  key: string;
+  cost: BaseCost;
+  make(ctx: ProbeContext): Promise<T>;
+}
+
+export function defineShared<T>(s: SharedExchange<T>): SharedExchange<T> {
+  return Object.freeze(s);
+}
+
+/** Requests and token limits of one cost at a given --samples. */
+export function resolveCost(c: BaseCost, samples: number): { requests: number; maxTokens: number } {
+  const sets = c.sampled?.sets ?? 0;
+  return { requests: c.requests + sets * samples, maxTokens: c.maxTokens + sets * samples * (c.sampled?.maxTokens ?? 0) };
+}
+
+/** What a set of probes costs one model, each shared exchange counted once (the smoke call not included). */
+export function costOfProbes(probes: readonly ProbeDefinition[], samples: number): { requests: number; maxTokens: number } {
+  const total = { requests: 0, maxTokens: 0 };
+  const shared = new Map<string, BaseCost>();
+  for (const p of probes) {
+    const own = resolveCost(p.cost, samples);
+    total.requests += own.requests;
+    total.maxTokens += own.maxTokens;
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost);
+  }
+  for (const c of shared.values()) {
+    const own = resolveCost(c, samples);
+    total.requests += own.requests;
+    total.maxTokens += own.maxTokens;
+  }
+  return total;
 }
 
 /** A chat request body without `model`: the context adds the model under test. */
@@ -48,11 +91,8 @@ export interface ProbeContext {
   control(): Exchange;
   /** The GET /models exchange of discovery. */
   listing(): Exchange;
-  /**
-   * One exchange shared by every probe of this model that asks for the same key: several probes read one
-   * stream instead of each paying for its own. Concurrent askers share the same call.
-   */
-  shared<T extends Exchange>(key: string, make: () => Promise<T>): Promise<T>;
+  /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
+  shared<T>(s: SharedExchange<T>): Promise<T>;
 }
 
 /** What a probe's run decides; the engine adds ids, evidence, outcome and timing. */

@@ -10,7 +10,7 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type PlannedModel } from './plan.js';
-import { SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeDefinition, type ProbeVerdict } from './probe.js';
+import { costOfProbes, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 
 export interface AuditHooks {
@@ -35,8 +35,49 @@ interface ModelState {
   smoke: Exchange | undefined;
   /** Why no probe runs on this model, if none does. */
   stopped: ProbeVerdict | undefined;
-  shared: Map<string, Promise<Exchange>>;
+  shared: Map<string, { value: Promise<unknown>; calls: string[] }>;
   streams: StreamExchange[];
+}
+
+export interface PlanSummary {
+  baseUrl: string;
+  models: PlannedModel[];
+  probes: ProbeDefinition[];
+  /** Per area, what one model costs (shared exchanges counted once); endpoint probes run once in all. */
+  perArea: { area: string; probes: number; requests: number; maxTokens: number }[];
+  endpoint: { probes: number; requests: number; maxTokens: number };
+  /** One model's whole cost: its smoke call and every model-scope probe. */
+  perModel: { requests: number; maxTokens: number };
+  total: { requests: number; maxTokens: number };
+}
+
+/** --dry-run: GET /models, the plan and its cost; nothing else is sent. */
+export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
+  const redact = createRedactor([options.apiKey, ...options.secrets]);
+  const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, redact });
+  try {
+    const listing = await new CallLog(client, redact, undefined).send({ method: 'GET', path: '/models' }, 'discovery', undefined);
+    const plan = makePlan(readModelList(listing, options.baseUrl), probes, options);
+    const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
+    const areas = [...new Set(modelProbes.map((p) => p.area))];
+    const perArea = areas.map((area) => {
+      const subset = modelProbes.filter((p) => p.area === area);
+      return { area, probes: subset.length, ...costOfProbes(subset, options.samples) };
+    });
+    const targetProbes = plan.probes.filter((p) => p.scope === 'target');
+    const endpoint = { probes: targetProbes.length, ...costOfProbes(targetProbes, options.samples) };
+    const own = costOfProbes(modelProbes, options.samples);
+    // The smoke call sends no limit; its one-word answer counts as 2 tokens.
+    const perModel = { requests: own.requests + 1, maxTokens: own.maxTokens + 2 };
+    const called = plan.models.filter((m) => m.call).length;
+    const total = {
+      requests: 1 + endpoint.requests + called * perModel.requests,
+      maxTokens: endpoint.maxTokens + called * perModel.maxTokens,
+    };
+    return { baseUrl: redact(options.baseUrl), models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total };
+  } finally {
+    await client.close();
+  }
 }
 
 export async function runAudit(
@@ -107,16 +148,15 @@ export async function runAudit(
       hooks.onResult?.(r, ++done, total);
     };
 
-    const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
-      if (signal?.aborted) return;
+    /** The context a probe runs with; every call it makes goes into `evidence`. */
+    const contextFor = (p: ProbeDefinition, state: ModelState, evidence: string[]): ProbeContext => {
       const model = state.plan.id;
-      const evidence: string[] = [];
       const track = <T extends Exchange>(x: T): T => {
         evidence.push(x.callId);
         return x;
       };
       const chat = (body: ChatBody): HttpRequest => ({ method: 'POST', path: '/chat/completions', body: { model, ...body } });
-      const ctx: ProbeContext = {
+      return {
         model,
         options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
         chat: async (body) => track(await log.send(chat(body), p.id, model)),
@@ -128,15 +168,24 @@ export async function runAudit(
         send: async (req) => track(await log.send(req, p.id, model)),
         control: () => track(state.smoke!),
         listing: () => track(listing),
-        shared: async <T extends Exchange>(key: string, make: () => Promise<T>) => {
-          let pending = state.shared.get(key) as Promise<T> | undefined;
-          if (!pending) {
-            pending = make();
-            state.shared.set(key, pending);
+        shared: async <T>(s: SharedExchange<T>) => {
+          let entry = state.shared.get(s.key);
+          if (!entry) {
+            const calls: string[] = [];
+            entry = { value: s.make(contextFor(p, state, calls)), calls };
+            state.shared.set(s.key, entry);
           }
-          return track(await pending);
+          const value = (await entry.value) as T;
+          evidence.push(...entry.calls);
+          return value;
         },
       };
+    };
+
+    const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
+      if (signal?.aborted) return;
+      const evidence: string[] = [];
+      const ctx = contextFor(p, state, evidence);
       const t = performance.now();
       let verdict: ProbeVerdict;
       try {
@@ -202,7 +251,10 @@ export async function runAudit(
 
 export function probeInfo(p: ProbeDefinition): ProbeInfo {
   const { shared, ...cost } = p.cost;
-  return { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: shared ? { ...cost, shared: [...shared] } : cost };
+  const info: ProbeInfo = { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: { requests: cost.requests, maxTokens: cost.maxTokens } };
+  if (cost.sampled) info.cost.sampled = { ...cost.sampled };
+  if (shared) info.cost.shared = shared.map((x) => x.key);
+  return info;
 }
 
 function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {

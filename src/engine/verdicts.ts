@@ -25,18 +25,22 @@ export function describeFailure(x: Exchange): string {
 /**
  * The verdict for a capability request that did not succeed. A refusal counts as `rejected` only when it is
  * a client error and the same request without the feature (the control) succeeded; causes outside the
- * request (5xx, rate limits, quota, timeouts) are errors, never rejections.
+ * request (5xx, rate limits, quota, timeouts) are errors, never rejections. A refusal is clean when it comes
+ * in the OpenAI envelope and names the parameter (in `param` or the message), dirty otherwise.
  */
-export function refusal(x: Exchange, control: Exchange, feature: string): ProbeVerdict {
+export function refusal(x: Exchange, control: Exchange, feature: string, param?: string): ProbeVerdict {
   if (x.cause) return errored(x.cause, x, `expected an answer with ${feature}, got ${describeFailure(x)}`);
   if (!control.ok) {
-    return inconclusive(`the request with ${feature} failed (${describeFailure(x)}), but so did the plain request (${describeFailure(control)})`);
+    return inconclusive(`the request with ${feature} failed (${describeFailure(x)}), but so did the same request without it (${describeFailure(control)})`);
   }
-  const clean = x.errorShape === 'openai';
+  const name = param ?? feature;
+  const names = x.errorParam === name || (x.errorParam?.startsWith(`${name}[`) ?? false) || (x.errorMessage?.includes(name) ?? false);
+  const clean = x.errorShape === 'openai' && names;
+  const how = clean ? 'clean refusal' : x.errorShape === 'openai' ? 'refusal that does not name the parameter' : `dirty refusal: ${x.errorShape} body`;
   const v: ProbeVerdict = {
     verdict: 'rejected',
-    observed: `expected ${feature} to be accepted, got ${describeFailure(x)}${clean ? '' : ` (error body shape: ${x.errorShape})`}`,
-    findings: clean ? [] : [{ severity: 'warn', code: 'dirty_refusal', message: `refusal not in the OpenAI error envelope (${x.errorShape})` }],
+    observed: `expected ${feature} to be accepted, got ${describeFailure(x)} (${how})`,
+    findings: [{ severity: clean ? 'info' : 'warn', code: clean ? 'clean_refusal' : 'dirty_refusal', message: how }],
   };
   if (x.status !== undefined) v.status = x.status;
   if (x.errorMessage) v.message = x.errorMessage;

@@ -123,6 +123,8 @@ export const ServerSettings = z.object({
   requestIdHeader: z.string().default('x-request-id'),
   /** The most stop strings accepted (OpenAI: 4); more is a 400. Unset: no limit. */
   stopLimit: z.number().int().min(1).optional(),
+  /** OpenAI refuses stream_options unless stream is true. */
+  streamOptionsNeedStream: z.boolean().default(false),
   /** `forbid`: unknown request fields are a 422 extra_forbidden, as pydantic servers with extra="forbid" answer. */
   unknownFields: z.enum(['accept', 'forbid']).default('accept'),
   /** GET /models quirks: no `created` (DeepSeek), a repeated id, a fixed `created` (one-api). */

@@ -5,8 +5,10 @@ import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' 
 import fastapi from '../../fixtures/profiles/fastapi.json' with { type: 'json' };
 import llamaCpp from '../../fixtures/profiles/llama-cpp.json' with { type: 'json' };
 import newApi from '../../fixtures/profiles/new-api.json' with { type: 'json' };
+import picky from '../../fixtures/profiles/picky.json' with { type: 'json' };
 import sloppyStream from '../../fixtures/profiles/sloppy-stream.json' with { type: 'json' };
 import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json' };
+import strictParams from '../../fixtures/profiles/strict-params.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
 
@@ -18,8 +20,10 @@ const BUNDLED: Record<string, unknown> = {
   fastapi: fastapi,
   'llama-cpp': llamaCpp,
   'new-api': newApi,
+  picky: picky,
   'sloppy-stream': sloppyStream,
   stalling: stalling,
+  'strict-params': strictParams,
   'wrong-base-url': wrongBaseUrl,
 };
 

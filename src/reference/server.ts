@@ -19,6 +19,8 @@ export interface ReferenceServerOptions {
 export interface ReferenceServer {
   /** Base URL ending in /v1. */
   url: string;
+  /** Every request received, in order (tests count what an audit sent). */
+  received: { method: string; path: string }[];
   close(): Promise<void>;
 }
 
@@ -140,6 +142,9 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   }
   const extra = unknownFieldRefusal(c, body);
   if (extra) return extra;
+  if (c.profile.server.streamOptionsNeedStream && body.stream_options !== undefined && body.stream !== true) {
+    return openaiError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'invalid_value', 'stream_options');
+  }
   const honoured = new Set<string>();
   for (const key of Object.keys(body)) {
     if (CORE_KEYS.has(key)) continue;
@@ -167,7 +172,8 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const messages = body.messages as { role?: unknown; content?: unknown }[];
   const q = model.quirks;
   const choices = generate(body, honoured, q);
-  if (c.profile.server.echoKey && c.token) {
+  // The key goes into prose answers only: JSON answers must stay JSON.
+  if (c.profile.server.echoKey && c.token && body.response_format === undefined) {
     const first = choices[0]!;
     first.tokens.push(` (key ${c.token})`);
     first.content = first.tokens.join('');
@@ -241,7 +247,9 @@ const HTML_PAGE = '<!doctype html><html><head><title>Gateway console</title></he
 
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
   const { profile } = options;
+  const received: ReferenceServer['received'] = [];
   const server = createServer((req, res) => {
+    received.push({ method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! });
     const c: Call = { req, res, profile, token: '' };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
@@ -270,6 +278,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${host}:${port}/v1`,
+    received,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

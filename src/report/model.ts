@@ -87,7 +87,12 @@ export const ProbeInfo = z.object({
   kind: ProbeKind,
   scope: z.enum(['model', 'target']).default('model'),
   requirement: z.string(),
-  cost: z.object({ requests: z.number().int(), maxTokens: z.number().int(), shared: z.array(z.string()).optional() }),
+  cost: z.object({
+    requests: z.number().int(),
+    maxTokens: z.number().int(),
+    sampled: z.object({ sets: z.number().int(), maxTokens: z.number().int() }).optional(),
+    shared: z.array(z.string()).optional(),
+  }),
 });
 export type ProbeInfo = z.infer<typeof ProbeInfo>;
 

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -10,7 +10,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'stream: true gets an event stream whose JSON chunks a client assembles into the answer, and which ends.',
   verdicts: ['pass', 'fail'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     if (x.ok && !x.assembled) {

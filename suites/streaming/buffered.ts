@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, inconclusive, note } from '../../src/engine/verdicts.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 // Chunks arriving within BURST_MS of the last one count as the final burst. A real stream spreads its
@@ -17,7 +17,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A stream delivers content as it is generated, not all in one burst at the end (fake streaming).',
   verdicts: ['pass', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'incremental delivery');

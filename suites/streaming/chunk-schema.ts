@@ -3,7 +3,7 @@ import { conformance, fail, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 import { formatDeviation, validateShape } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 const SHOWN = 5;
@@ -15,7 +15,7 @@ export default defineProbe({
   requirement:
     'Every chunk has the chat.completion.chunk shape: id, object, created, model, choices[{index, delta, finish_reason}], with one id throughout.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'the chunk schema');

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, conformanceFailure, fail, warn } from '../../src/engine/verdicts.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 
 export default defineProbe({
   id: 'streaming.content_type',
@@ -8,7 +8,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'stream: true is answered with Content-Type: text/event-stream.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const streamed = x.status !== undefined && x.status >= 200 && x.status < 300;

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail } from '../../src/engine/verdicts.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -9,7 +9,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A stream that began with 200 finishes properly: no `data: {"error": …}` event, no close without a finish_reason.',
   verdicts: ['pass', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'a stream that finishes');

@@ -3,7 +3,7 @@ import { conformance, fail, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 import { STANDARD_FINISH_REASONS } from '../../src/spec/usage.js';
 import type { Finding } from '../../src/report/model.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -12,7 +12,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'Each choice gets exactly one non-null finish_reason, in its last chunk; every earlier chunk has finish_reason null.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'the finish_reason sequence');

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -11,7 +11,7 @@ export default defineProbe({
   requirement:
     'Events are `data: <json>` lines closed by a blank line; comments, CRLF and `data:` without a space are legal; non-JSON data and events separated by a single newline are not.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'the event framing', false);

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
-import { plainStream } from '../support/shared.js';
+import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -10,7 +10,7 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'Without stream_options.include_usage, no chunk carries usage, and none has empty choices.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: ['stream.plain'] },
+  cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'usage sent unasked');

@@ -27,7 +27,7 @@ describe('plan', () => {
     } catch (e) {
       expect((e as { advice: string }).advice).toContain('parameters.max_tokens');
     }
-    expect(selectProbes(PROBES, ['parameters.*']).map((p) => p.id)).toEqual(['parameters.max_tokens']);
+    expect(selectProbes(PROBES, ['parameters.max_*']).map((p) => p.id)).toEqual(['parameters.max_tokens', 'parameters.max_completion_tokens']);
   });
 
   it('says when there is nothing to test', () => {

@@ -1,0 +1,23 @@
+import type { PlanSummary } from '../engine/run.js';
+
+/** The --dry-run plan as text: what would be sent, per area and per model. */
+export function renderPlan(plan: PlanSummary): string {
+  const called = plan.models.filter((m) => m.call);
+  const lines: string[] = [];
+  lines.push(`plan: ${called.length} model(s) × ${plan.probes.length} probe(s) at ${plan.baseUrl} (dry run: nothing sent beyond GET /models)`);
+  for (const m of plan.models) lines.push(`  ${m.id}${m.call ? '' : m.listed ? '' : '  (not listed: reported, not called)'}${!m.listed && m.call ? '  (not listed: called anyway)' : ''}`);
+  lines.push('');
+  lines.push('per model:');
+  const width = Math.max(8, ...plan.perArea.map((a) => a.area.length));
+  lines.push(`  ${'smoke'.padEnd(width)}  ${'1'.padStart(4)} request(s)  ${'2'.padStart(5)} max tokens`);
+  for (const a of plan.perArea) {
+    lines.push(`  ${a.area.padEnd(width)}  ${String(a.requests).padStart(4)} request(s)  ${String(a.maxTokens).padStart(5)} max tokens  (${a.probes} probes)`);
+  }
+  lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
+  if (plan.endpoint.probes > 0) {
+    lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probes)`);
+  }
+  lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included)`);
+  lines.push('max tokens: the sum of the limits sent; a request without a limit counts the answer its prompt asks for.');
+  return `${lines.join('\n')}\n`;
+}

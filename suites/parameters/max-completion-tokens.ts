@@ -1,0 +1,12 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { judgeLengthLimit, LENGTH_LIMIT } from '../support/length.js';
+
+export default defineProbe({
+  id: 'parameters.max_completion_tokens',
+  area: 'parameters',
+  kind: 'capability',
+  requirement: 'max_completion_tokens limits the length of the output (reasoning tokens included).',
+  verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LENGTH_LIMIT },
+  run: (ctx) => judgeLengthLimit(ctx, 'max_completion_tokens'),
+});

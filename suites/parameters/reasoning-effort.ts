@@ -1,0 +1,31 @@
+import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
+import { accepted, refusal } from '../../src/engine/verdicts.js';
+import { isObject } from '../../src/spec/stream.js';
+import { user } from '../support/prompts.js';
+
+/** Where an answer carries its reasoning text, if anywhere: the field names servers use, or <think> tags. */
+export function reasoningPlace(json: unknown): string | undefined {
+  const choice = isObject(json) && Array.isArray(json.choices) ? json.choices[0] : undefined;
+  const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
+  if (!message) return undefined;
+  for (const key of ['reasoning_content', 'reasoning', 'thinking']) {
+    if (typeof message[key] === 'string' && message[key] !== '') return `message.${key}`;
+  }
+  if (typeof message.content === 'string' && /<think>/i.test(message.content)) return '<think> tags in message.content';
+  return undefined;
+}
+
+export default defineProbe({
+  id: 'parameters.reasoning_effort',
+  area: 'parameters',
+  kind: 'capability',
+  requirement: 'reasoning_effort is accepted; where the reasoning text appears is recorded.',
+  verdicts: ['accepted', 'rejected'],
+  cost: { requests: 1, maxTokens: 2 },
+  async run(ctx) {
+    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], reasoning_effort: 'low' });
+    if (!x.ok) return refusal(x, ctx.control(), 'reasoning_effort: "low"', 'reasoning_effort');
+    const place = reasoningPlace(x.json);
+    return accepted(`reasoning_effort: "low" accepted with HTTP ${x.status}; reasoning text ${place ? `in ${place}` : 'not shown'}`);
+  },
+});

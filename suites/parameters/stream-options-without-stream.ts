@@ -1,0 +1,12 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { acceptance } from '../support/params.js';
+
+export default defineProbe({
+  id: 'parameters.stream_options_without_stream',
+  area: 'parameters',
+  kind: 'capability',
+  requirement: 'stream_options without stream: true is accepted or refused (OpenAI refuses it with a 400).',
+  verdicts: ['accepted', 'rejected'],
+  cost: { requests: 1, maxTokens: 2 },
+  run: (ctx) => acceptance(ctx, 'stream_options', { stream_options: { include_usage: true } }, 'stream_options without stream'),
+});

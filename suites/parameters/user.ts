@@ -1,0 +1,12 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { acceptance } from '../support/params.js';
+
+export default defineProbe({
+  id: 'parameters.user',
+  area: 'parameters',
+  kind: 'capability',
+  requirement: 'The user field (an end-user id for abuse monitoring) is accepted.',
+  verdicts: ['accepted', 'rejected'],
+  cost: { requests: 1, maxTokens: 2 },
+  run: (ctx) => acceptance(ctx, 'user', { user: 'chatprobe' }),
+});
