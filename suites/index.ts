@@ -38,6 +38,17 @@ import parametersMetadata from './parameters/metadata.js';
 import parametersUnknownField from './parameters/unknown-field.js';
 import parametersReasoningEffort from './parameters/reasoning-effort.js';
 import parametersStreamOptionsWithoutStream from './parameters/stream-options-without-stream.js';
+import rolesSystem from './roles/system.js';
+import rolesDeveloper from './roles/developer.js';
+import rolesSystemParts from './roles/system-parts.js';
+import rolesHistory from './roles/history.js';
+import rolesContentParts from './roles/content-parts.js';
+import rolesImage from './roles/image.js';
+import rolesToolResult from './roles/tool-result.js';
+import rolesName from './roles/name.js';
+import rolesConsecutiveUser from './roles/consecutive-user.js';
+import rolesAssistantPrefill from './roles/assistant-prefill.js';
+import rolesEmptyContent from './roles/empty-content.js';
 import streamingBasic from './streaming/basic.js';
 import streamingBuffered from './streaming/buffered.js';
 import streamingChunkSchema from './streaming/chunk-schema.js';
@@ -107,4 +118,15 @@ export const PROBES: readonly ProbeDefinition[] = [
   parametersUnknownField,
   parametersReasoningEffort,
   parametersStreamOptionsWithoutStream,
+  rolesSystem,
+  rolesDeveloper,
+  rolesSystemParts,
+  rolesHistory,
+  rolesContentParts,
+  rolesImage,
+  rolesToolResult,
+  rolesName,
+  rolesConsecutiveUser,
+  rolesAssistantPrefill,
+  rolesEmptyContent,
 ];

@@ -1,5 +1,5 @@
 import type { Quirks } from './profile.js';
-import { answer, CITIES, hash, instanceOf, messageText, seededRandom, tokenize, type Sampler } from './pseudo-model.js';
+import { CITIES, hash, instanceOf, messageText, respondTo, seededRandom, tokenize, type Sampler } from './pseudo-model.js';
 
 type Json = Record<string, unknown>;
 
@@ -58,9 +58,11 @@ function oneChoice(
   index: number,
 ): GeneratedChoice {
   const reasoning = has('reasoning_effort') ? `Thinking with ${String(body.reasoning_effort)} effort.` : undefined;
-  const toolCalls = has('tools') ? callTools(body, has, prompt, index) : [];
+  // Once a tool has answered, the model answers in words.
+  const answered = (body.messages as { role?: unknown }[]).at(-1)?.role === 'tool';
+  const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index) : [];
   if (toolCalls.length > 0) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
-  let text = quirks.fixedAnswer ?? answer(prompt, sampler);
+  let text = quirks.fixedAnswer ?? respondTo(body.messages as { role?: unknown; content?: unknown }[], sampler);
   const format = has('response_format') ? (body.response_format as { type?: unknown; json_schema?: { schema?: unknown } }) : undefined;
   if (format?.type === 'json_object') text = JSON.stringify({ text });
   if (format?.type === 'json_schema') text = JSON.stringify(instanceOf((format.json_schema?.schema ?? {}) as never, '', prompt));

@@ -98,6 +98,9 @@ export const ProfileModel = z.object({
   extra: z.record(z.string(), z.unknown()).default({}),
   /** Request parameter → behaviour; a parameter not named is honoured. */
   features: z.record(z.string(), Behaviour).default({}),
+  /** Message feature (system, developer, history, prefill, tool, content_parts, image, name,
+   *  consecutive_user, empty_content) → behaviour; one not named is honoured. */
+  roles: z.record(z.string(), Behaviour).default({}),
   quirks: Quirks.default(Quirks.parse({})),
   /** Milliseconds between streamed chunks. */
   chunkDelayMs: z.number().min(0).max(1000).default(2),

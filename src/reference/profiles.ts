@@ -6,6 +6,7 @@ import fastapi from '../../fixtures/profiles/fastapi.json' with { type: 'json' }
 import llamaCpp from '../../fixtures/profiles/llama-cpp.json' with { type: 'json' };
 import newApi from '../../fixtures/profiles/new-api.json' with { type: 'json' };
 import picky from '../../fixtures/profiles/picky.json' with { type: 'json' };
+import roles from '../../fixtures/profiles/roles.json' with { type: 'json' };
 import sloppyStream from '../../fixtures/profiles/sloppy-stream.json' with { type: 'json' };
 import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json' };
 import strictParams from '../../fixtures/profiles/strict-params.json' with { type: 'json' };
@@ -21,6 +22,7 @@ const BUNDLED: Record<string, unknown> = {
   'llama-cpp': llamaCpp,
   'new-api': newApi,
   picky: picky,
+  roles: roles,
   'sloppy-stream': sloppyStream,
   stalling: stalling,
   'strict-params': strictParams,

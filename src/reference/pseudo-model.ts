@@ -59,6 +59,36 @@ export interface Sampler {
   random: () => number;
 }
 
+/** The text the pseudo-model answers to a conversation: instructions in system or developer messages
+ *  first, then tool results, then the last user message (continuing an assistant prefill). */
+export function respondTo(messages: readonly { role?: unknown; content?: unknown }[], sampler: Sampler): string {
+  const text = (m: { content?: unknown } | undefined) => messageText(m?.content);
+  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
+  for (const m of [...messages.filter((x) => x.role === 'system' || x.role === 'developer'), ...(lastUser ? [lastUser] : [])]) {
+    const only = /answer every message with only the word\s+"?([A-Za-z]+)/i.exec(text(m));
+    if (only) return only[1]!;
+  }
+  const last = messages.at(-1);
+  if (last?.role === 'tool') return `The tool returned ${text(last)}.`;
+  const prompt = text(lastUser);
+  if (/what code word did you give me/i.test(prompt)) {
+    for (const m of [...messages].reverse()) {
+      const word = m.role === 'assistant' ? /code word is\s+([A-Z0-9-]+)/.exec(text(m)) : null;
+      if (word) return word[1]!;
+    }
+    return 'I have not given you a code word.';
+  }
+  if (/reply with both remembered words/i.test(prompt)) return [...prompt.matchAll(/remember the word (\w+)/gi)].map((w) => w[1]).join(' ');
+  if (/what colou?r is this image/i.test(prompt)) {
+    const colour = /\[image: (\w+)\]/.exec(prompt)?.[1];
+    return colour ? `${colour[0]!.toUpperCase()}${colour.slice(1)}.` : 'I do not see an image.';
+  }
+  const out = answer(prompt, sampler);
+  // An assistant message last is a prefill: the answer continues it.
+  const prefix = last?.role === 'assistant' ? text(last).trim() : '';
+  return prefix && out.startsWith(prefix) ? out.slice(prefix.length) : out;
+}
+
 /** The text the pseudo-model answers to the last user message, before limits, stops and formats. */
 export function answer(prompt: string, sampler: Sampler): string {
   const word = /reply with the single word\s+"?([A-Za-z0-9_-]+)"?/i.exec(prompt);

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
 import type { Behaviour, Profile, ProfileModel } from './profile.js';
 import { generate } from './generate.js';
+import { applyRoles, type Message } from './roles.js';
 import { countPromptTokens } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
@@ -169,9 +170,11 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
       'stop',
     );
   }
-  const messages = body.messages as { role?: unknown; content?: unknown }[];
+  const seen = applyRoles(model, body.messages as Message[]);
+  if ('refusal' in seen) return seen.refusal;
+  const messages = seen.messages;
   const q = model.quirks;
-  const choices = generate(body, honoured, q);
+  const choices = generate({ ...body, messages }, honoured, q);
   // The key goes into prose answers only: JSON answers must stay JSON.
   if (c.profile.server.echoKey && c.token && body.response_format === undefined) {
     const first = choices[0]!;

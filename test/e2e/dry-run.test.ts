@@ -24,6 +24,14 @@ describe('--dry-run', () => {
     expect(Number(params![2])).toBeLessThanOrEqual(3000);
   });
 
+  it('prices the role catalogue alone at 15 requests a model at most', async () => {
+    const run = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'roles.*'], { OPENAI_API_KEY: KEY });
+    const plan = JSON.parse(run.stdout);
+    expect(plan.perArea).toHaveLength(1);
+    expect(plan.perArea[0].area).toBe('roles');
+    expect(plan.perArea[0].requests).toBeLessThanOrEqual(15);
+  });
+
   it('counts the sample sets at the --samples given', async () => {
     const four = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature'], { OPENAI_API_KEY: KEY });
     const eight = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature', '--samples', '8'], { OPENAI_API_KEY: KEY });

@@ -1,0 +1,22 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { contentOf } from '../support/params.js';
+import { countingPrompt, numbersIn, user } from '../support/prompts.js';
+import { judgeForm } from '../support/roles.js';
+
+const PREFIX = '1, 2, 3,';
+
+export default defineProbe({
+  id: 'roles.assistant_prefill',
+  area: 'roles',
+  kind: 'capability',
+  requirement: 'A conversation ending with a partial assistant message is accepted or refused; whether the answer continues the prefix or starts anew is recorded.',
+  verdicts: ['accepted', 'rejected'],
+  cost: { requests: 1, maxTokens: 12 },
+  run: (ctx) =>
+    judgeForm(ctx, [user(countingPrompt(5)), { role: 'assistant', content: PREFIX }], 'an assistant prefill', 'messages[1].role', (x) => {
+      const first = numbersIn(contentOf(x))[0];
+      if (first === 4) return 'it continues the prefix';
+      if (first === 1) return 'it starts a new turn';
+      return 'neither continues the prefix nor starts anew';
+    }),
+});

@@ -1,0 +1,13 @@
+import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
+import { user } from '../support/prompts.js';
+import { judgeForm } from '../support/roles.js';
+
+export default defineProbe({
+  id: 'roles.consecutive_user',
+  area: 'roles',
+  kind: 'capability',
+  requirement: 'Two user messages in a row are accepted (merged) or refused (templates that require alternating roles).',
+  verdicts: ['accepted', 'rejected'],
+  cost: { requests: 1, maxTokens: 4 },
+  run: (ctx) => judgeForm(ctx, [user('Hello.'), user(SMOKE_PROMPT)], 'two user messages in a row', 'messages[1].role'),
+});

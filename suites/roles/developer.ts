@@ -1,0 +1,13 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { user } from '../support/prompts.js';
+import { judgeInstruction, PINEAPPLE_RULE, RULE_IN_USER, UNRELATED_QUESTION } from '../support/roles.js';
+
+export default defineProbe({
+  id: 'roles.developer',
+  area: 'roles',
+  kind: 'capability',
+  requirement: 'A developer message (the newer name of the system role) instructs the model like a system message.',
+  verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: 4, shared: [RULE_IN_USER] },
+  run: (ctx) => judgeInstruction(ctx, [{ role: 'developer', content: PINEAPPLE_RULE }, user(UNRELATED_QUESTION)], 'a developer message', 'messages[0].role'),
+});
