@@ -1,17 +1,38 @@
 import { randomBytes } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { loadConfig } from '../config/file.js';
 import { resolveOptions, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../engine/errors.js';
 import { planAudit, runAudit } from '../engine/run.js';
 import { createRedactor } from '../http/redact.js';
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
+import { baselineFrom, DEFAULT_BASELINE, writeBaseline } from '../report/baseline.js';
+import type { Report } from '../report/model.js';
 import { summarise } from '../report/summary.js';
+import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
+import type { Redactor } from '../http/redact.js';
 import { writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
+import { EXIT } from './exit.js';
 import { err, out } from './output.js';
 import { renderPlan } from './plan.js';
+
+/** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
+async function reportToGithub(report: Report, redact: Redactor, env: NodeJS.ProcessEnv, json: boolean): Promise<void> {
+  const file = env.GITHUB_STEP_SUMMARY;
+  if (file) {
+    try {
+      await appendFile(file, redact(renderGithubSummary(report)));
+    } catch (e) {
+      err(`warning: could not append to GITHUB_STEP_SUMMARY: ${(e as Error).message}\n`);
+    }
+  }
+  // Annotations go to stdout, where the runner reads workflow commands, unless stdout carries the JSON.
+  for (const line of githubAnnotations(report)) (json ? err : out)(`${redact(line)}\n`);
+}
 
 /** A path relative to the working folder when it is below it, else absolute. */
 function displayPath(path: string): string {
@@ -19,7 +40,6 @@ function displayPath(path: string): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
 }
 
-export const EXIT = { ok: 0, failed: 1, cannotTest: 2, interrupted: 130 } as const;
 
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
@@ -70,8 +90,16 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     else if (!options.quiet) out(run.redact(renderConsole(run.report, painter(Boolean(process.stdout.isTTY), env))));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
+    if (env.GITHUB_ACTIONS === 'true') await reportToGithub(run.report, run.redact, env, options.json);
+    if (options.updateBaseline && !run.report.interrupted) {
+      const path = options.baseline ?? DEFAULT_BASELINE;
+      await writeBaseline(path, baselineFrom(run.report, run.baseline));
+      say(`baseline written: ${displayPath(path)}\n`);
+    }
     if (written.failed.length > 0) return EXIT.failed;
     if (run.report.interrupted) return EXIT.interrupted;
+    // Rewriting the baseline accepts this run's verdicts: only our own errors still fail it.
+    if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
     return summary.exitCode;
   } catch (e) {
     if (e instanceof CannotTestError) {
@@ -85,10 +113,10 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   }
 }
 
-export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
+export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
   let options: ResolvedOptions;
   try {
-    options = resolveOptions(flags, env);
+    options = resolveOptions(flags, env, loadConfig(configPath).config);
   } catch (e) {
     if (e instanceof CannotTestError) {
       err(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`);

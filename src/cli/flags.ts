@@ -29,7 +29,11 @@ export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = 
     if (type === 'array') Object.assign(option, { type: 'string', array: true });
     else if (type === 'number' || type === 'boolean' || type === 'string') option.type = type;
     else throw new Error(`flag --${kebab(key)}: unsupported option type ${type}`);
-    if (fallback !== undefined && !(Array.isArray(fallback) && fallback.length === 0) && fallback !== false) option.default = fallback;
+    // Defaults are shown, not set: the schema applies them after the config file is merged in, so a flag
+    // the user did not pass never hides a value from the config file.
+    if (fallback !== undefined && !(Array.isArray(fallback) && fallback.length === 0) && fallback !== false) {
+      option.defaultDescription = JSON.stringify(fallback);
+    }
     out[kebab(key)] = option;
   }
   return out;
@@ -39,6 +43,7 @@ export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = 
 export function pickFlags(schema: z.ZodObject, argv: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(schema.shape)) {
+    // Without defaults, yargs leaves out what the user did not pass: only that overrides the config file.
     if (argv[key] !== undefined) out[key] = argv[key];
   }
   return out;

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { AuditFlags } from '../config/options.js';
+import { AuditFlags, DEFAULT_CONFIG } from '../config/options.js';
 import { PROFILE_NAMES } from '../reference/profiles.js';
 import { VERSION } from '../version.js';
-import { auditCommand, demoCommand, EXIT } from './audit.js';
+import { auditCommand, demoCommand } from './audit.js';
+import { doctorCommand } from './doctor.js';
+import { EXIT } from './exit.js';
+import { mergeCommand } from './merge.js';
 import { pickFlags, yargsOptionsFrom } from './flags.js';
 import { err } from './output.js';
 import { probesCommand } from './probes.js';
@@ -26,9 +29,14 @@ async function main(argv: string[]): Promise<number> {
     .command(
       ['audit', '$0'],
       'Audit an endpoint (the default command)',
-      (y) => y.options(auditOptions).example('$0 --base-url https://host/v1', 'audit every listed model with $OPENAI_API_KEY'),
+      (y) =>
+        y
+          .options(auditOptions)
+          .option('config', { type: 'string', describe: `Config file with the same options as the flags (default: ./${DEFAULT_CONFIG} if present)` })
+          .example('$0 --base-url https://host/v1', 'audit every listed model with $OPENAI_API_KEY')
+          .example('$0 --baseline chatprobe.baseline.json', 'fail only on regressions against a baseline'),
       async (args) => {
-        code = await auditCommand(pickFlags(AuditFlags, args), process.env);
+        code = await auditCommand(pickFlags(AuditFlags, args), process.env, args.config);
       },
     )
     .command(
@@ -53,6 +61,30 @@ async function main(argv: string[]): Promise<number> {
           .option('api-key-env', { type: 'string', describe: 'Accept only the key in this variable (default: any bearer token)' }),
       async (args) => {
         code = await serveCommand({ profile: args.profile, port: args.port, host: args.host, apiKeyEnv: args.apiKeyEnv }, process.env);
+      },
+    )
+    .command(
+      'doctor',
+      "Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream",
+      (y) =>
+        y
+          .options(yargsOptionsFrom(AuditFlags, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet']))
+          .option('config', { type: 'string', describe: `Config file (default: ./${DEFAULT_CONFIG} if present)` }),
+      async (args) => {
+        code = await doctorCommand(pickFlags(AuditFlags, args), process.env, args.config);
+      },
+    )
+    .command(
+      'merge <dirs..>',
+      'Merge shard report folders into the report.json, junit.xml and matrix.md of one run',
+      (y) =>
+        y
+          .positional('dirs', { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' })
+          .option('out', { type: 'string', default: 'reports', describe: 'Folder for the merged reports' })
+          .option('json', { type: 'boolean', default: false, describe: 'Print the merged report JSON' })
+          .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' }),
+      async (args) => {
+        code = await mergeCommand((args.dirs ?? []).map(String), { out: args.out, json: args.json, quiet: args.quiet }, process.env);
       },
     )
     .command(

@@ -19,6 +19,11 @@ export const AuditFlags = z.object({
   strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
   requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
   samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
+  retries: z.number().int().min(0).max(10).default(2).describe('Retries of a 429, or a 503 with Retry-After, waiting as the server asks (30 s at most)'),
+  rpm: z.number().positive().optional().describe('Requests per minute at most, for the whole run'),
+  baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
+  updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
+  shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
   dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models'),
   json: z.boolean().default(false).describe('Print the report JSON on stdout instead of the matrix'),
   quiet: z.boolean().default(false).describe('Print nothing but errors (reports are still written)'),
@@ -39,6 +44,11 @@ export interface ResolvedOptions {
   strict: boolean;
   requireAuth: boolean;
   samples: number;
+  retries: number;
+  rpm: number | undefined;
+  baseline: string | undefined;
+  updateBaseline: boolean;
+  shard: { index: number; count: number } | undefined;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
@@ -46,17 +56,43 @@ export interface ResolvedOptions {
   secrets: string[];
 }
 
-/** Turns raw flags plus the environment into options, or a CannotTestError that says what to fix. */
-export function resolveOptions(raw: unknown, env: NodeJS.ProcessEnv): ResolvedOptions {
-  const parsed = AuditFlags.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const flag = `--${String(issue.path[0] ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    throw new CannotTestError(`invalid ${flag}: ${issue.message}`);
+/** The config file read when --config is not given, if it exists in the working folder. */
+export const DEFAULT_CONFIG = 'chatprobe.config.json';
+
+/** A config file carries the same options as the flags (camelCase keys), and never the key itself. */
+export const ConfigFile = AuditFlags.partial().strict();
+
+/** The first problem with some options, naming the key (or flag) and what was expected. */
+function describeIssue(error: z.ZodError, name: (key: string) => string): string {
+  const issue = error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+    const hint = issue.keys.some((k) => /key|token|secret/i.test(k)) ? ' (the API key is read only from the environment variable named by apiKeyEnv)' : '';
+    return `unknown key ${keys}${hint}`;
   }
+  return `${name(String(issue.path[0] ?? ''))}: ${issue.message}`;
+}
+
+const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** Validates a parsed config file; the error names the bad key and the expected type. */
+export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
+  const parsed = ConfigFile.safeParse(raw);
+  if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`)}`);
+  return parsed.data;
+}
+
+/**
+ * Turns flags, the environment and a config file into options, or a CannotTestError that says what to fix.
+ * Precedence: flags, then OPENAI_BASE_URL for the base URL, then the config file, then the defaults.
+ */
+export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: Partial<AuditFlags> = {}): ResolvedOptions {
+  const fromEnv = env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {};
+  const parsed = AuditFlags.safeParse({ ...config, ...fromEnv, ...(flags as object) });
+  if (!parsed.success) throw new CannotTestError(`invalid ${describeIssue(parsed.error, flagName)}`);
   const f = parsed.data;
   const secrets: string[] = [];
-  const baseUrl = normaliseBaseUrl(f.baseUrl ?? env.OPENAI_BASE_URL, secrets);
+  const baseUrl = normaliseBaseUrl(f.baseUrl, secrets);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.apiKeyEnv)) {
     throw new CannotTestError(`invalid --api-key-env: "${f.apiKeyEnv}" is not an environment variable name`);
   }
@@ -89,11 +125,23 @@ export function resolveOptions(raw: unknown, env: NodeJS.ProcessEnv): ResolvedOp
     strict: f.strict,
     requireAuth: f.requireAuth,
     samples: f.samples,
+    retries: f.retries,
+    rpm: f.rpm,
+    baseline: f.baseline,
+    updateBaseline: f.updateBaseline,
+    shard: parseShard(f.shard),
     dryRun: f.dryRun,
     json: f.json,
     quiet: f.quiet,
     secrets,
   };
+}
+
+function parseShard(text: string | undefined): { index: number; count: number } | undefined {
+  if (!text) return undefined;
+  const [index, count] = text.split('/').map(Number) as [number, number];
+  if (count < 1 || index < 1 || index > count) throw new CannotTestError(`invalid --shard ${text}: expected i/n with 1 ≤ i ≤ n`);
+  return { index, count };
 }
 
 /** `--models a,b --models c` and `--models a b` mean the same. */

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { Redactor } from '../http/redact.js';
 import type { CallRecord } from '../report/model.js';
@@ -7,6 +8,9 @@ import { describeFailure } from './verdicts.js';
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted). */
 const KEPT_HEADERS =
   /^(x-ratelimit-.*|retry-after|cf-ray|x-request-id|x-oneapi-request-id|apim-request-id|x-ds-trace-id|request-id|openai-processing-ms|openai-model|x-litellm-.*|x-openrouter-.*)$/;
+
+/** The longest wait a Retry-After may ask for; a longer one ends the retries at once. */
+export const MAX_RETRY_WAIT_MS = 30_000;
 
 const INTERRUPTED: HttpResponse = {
   status: undefined,
@@ -19,15 +23,47 @@ const INTERRUPTED: HttpResponse = {
   transport: { code: 'network', message: 'interrupted' },
 };
 
-/** Sends calls, numbers them, turns them into Exchanges and keeps one trace record per call. */
+export interface CallPolicy {
+  /** Retries of a 429 (rate limit), or of a 503 that says when to come back. */
+  retries: number;
+  /** Requests per minute at most, across the run. */
+  rpm: number | undefined;
+}
+
+/**
+ * How long to wait before retrying, or undefined for no retry. 429 for a rate limit is retried (after
+ * Retry-After, else 1 s, 2 s, 4 s …); 503 only with Retry-After; other 5xx never (an SDK would, but a
+ * failing channel is what the audit must show). Quota 429s are not rate limits and are not retried.
+ */
+export function retryDelay(x: Exchange, attempt: number, now = Date.now()): { waitMs: number } | { stop: string } | undefined {
+  const header = x.headers['retry-after'];
+  const limited = x.status === 429 && x.cause === 'rate_limited';
+  if (!limited && !(x.status === 503 && header !== undefined)) return undefined;
+  let waitMs: number;
+  if (header === undefined) waitMs = 1000 * 2 ** attempt;
+  else if (/^\s*\d+(\.\d+)?\s*$/.test(header)) waitMs = Math.round(Number(header) * 1000);
+  else {
+    const at = Date.parse(header);
+    if (Number.isNaN(at)) waitMs = 1000 * 2 ** attempt;
+    else waitMs = Math.max(0, at - now);
+  }
+  if (waitMs > MAX_RETRY_WAIT_MS) return { stop: `Retry-After asks for ${Math.round(waitMs / 1000)} s, more than the ${MAX_RETRY_WAIT_MS / 1000} s chatprobe waits` };
+  return { waitMs };
+}
+
+/** Sends calls, numbers them, retries rate limits, paces the run and keeps one trace record per attempt. */
 export class CallLog {
   readonly trace: CallRecord[] = [];
   private seq = 0;
+  private nextSlot = 0;
 
   constructor(
     private readonly client: HttpClient,
     private readonly redact: Redactor,
     private readonly signal: AbortSignal | undefined,
+    private readonly policy: CallPolicy = { retries: 0, rpm: undefined },
+    /** Prefix of call ids ("s2c" in shard 2), so merged traces keep unique ids. */
+    private readonly idPrefix = 'c',
   ) {}
 
   send(req: HttpRequest, probe: string, model: string | undefined): Promise<Exchange> {
@@ -39,7 +75,42 @@ export class CallLog {
   }
 
   private async call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<Exchange> {
-    const id = `c${++this.seq}`;
+    const attempts: string[] = [];
+    for (let attempt = 0; ; attempt++) {
+      const { x, record } = await this.once(req, probe, model, stream);
+      attempts.push(x.callId);
+      if (attempt > 0) {
+        record.retryOf = attempts[0]!;
+        record.attempt = attempt;
+      }
+      x.attempts = [...attempts];
+      const delay = attempt < this.policy.retries ? retryDelay(x, attempt) : undefined;
+      if (!delay) return x;
+      if ('stop' in delay) {
+        record.error = `${record.error ?? ''}; not retried: ${delay.stop}`;
+        return x;
+      }
+      record.waitMs = delay.waitMs;
+      try {
+        await sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined);
+      } catch {
+        return x; // interrupted while waiting
+      }
+    }
+  }
+
+  /** Waits for the next slot under --rpm. */
+  private async pace(): Promise<void> {
+    if (!this.policy.rpm) return;
+    const now = Date.now();
+    const at = Math.max(now, this.nextSlot);
+    this.nextSlot = at + 60_000 / this.policy.rpm;
+    if (at > now) await sleep(at - now, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
+  }
+
+  private async once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
+    await this.pace();
+    const id = `${this.idPrefix}${++this.seq}`;
     const at = new Date().toISOString();
     const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(req);
     const x = stream ? toStreamExchange(id, req, res, this.redact) : toExchange(id, req, res, this.redact);
@@ -56,6 +127,6 @@ export class CallLog {
     const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
     if (kept.length > 0) record.headers = Object.fromEntries(kept);
     this.trace.push(record);
-    return x;
+    return { x, record };
   }
 }

@@ -12,6 +12,8 @@ export type ErrorShape = 'openai' | 'error_string' | 'fastapi' | 'top_level' | '
 /** One call as a probe sees it. Everything textual in it is already redacted. */
 export interface Exchange {
   callId: string;
+  /** Ids of every attempt that led to this answer (retries of 429/503), this one last. */
+  attempts: string[];
   method: string;
   path: string;
   status: number | undefined;
@@ -86,6 +88,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   const cause = diagnose({ status, message: errorMessage, code: errorCode, transport: res.transport });
   return {
     callId,
+    attempts: [callId],
     method: req.method,
     path: req.path,
     status,

@@ -4,12 +4,14 @@ import { createRedactor, type Redactor } from '../http/redact.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
+import { DEFAULT_BASELINE, expectedVerdicts, loadBaseline, type Baseline } from '../report/baseline.js';
+import { existsSync } from 'node:fs';
 import { VERSION } from '../version.js';
 import { CallLog } from './calls.js';
 import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
-import { makePlan, type PlannedModel } from './plan.js';
+import { makePlan, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 
@@ -23,6 +25,8 @@ export interface AuditRun {
   report: Report;
   trace: CallRecord[];
   redact: Redactor;
+  /** The baseline compared with, if any. */
+  baseline: Baseline | undefined;
 }
 
 
@@ -88,6 +92,8 @@ export async function runAudit(
 ): Promise<AuditRun> {
   const startedAt = new Date();
   const t0 = performance.now();
+  // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
+  const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline) : undefined;
   const redact = createRedactor([options.apiKey, ...options.secrets]);
   const client = new HttpClient({
     baseUrl: options.baseUrl,
@@ -97,11 +103,12 @@ export async function runAudit(
     redact,
     ...(signal ? { signal } : {}),
   });
-  const log = new CallLog(client, redact, signal);
+  const log = new CallLog(client, redact, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
   try {
     const listing = await log.send({ method: 'GET', path: '/models' }, 'discovery', undefined);
     const listed = readModelList(listing, options.baseUrl);
-    const plan = makePlan(listed, probes, options);
+    const fullPlan = makePlan(listed, probes, options);
+    const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     hooks.onPlan?.(plan.models, plan.probes);
     const limit = pLimit(options.concurrency);
 
@@ -152,7 +159,7 @@ export async function runAudit(
     const contextFor = (p: ProbeDefinition, state: ModelState, evidence: string[]): ProbeContext => {
       const model = state.plan.id;
       const track = <T extends Exchange>(x: T): T => {
-        evidence.push(x.callId);
+        evidence.push(...x.attempts);
         return x;
       };
       const chat = (body: ChatBody): HttpRequest => ({ method: 'POST', path: '/chat/completions', body: { model, ...body } });
@@ -195,7 +202,7 @@ export async function runAudit(
       }
       // A call cut short by Ctrl-C says nothing about the endpoint: leave the cell out of the partial report.
       if (signal?.aborted && verdict.verdict === 'error') return;
-      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t));
+      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t, baseline));
     };
 
     const tasks: Promise<void>[] = [];
@@ -204,7 +211,7 @@ export async function runAudit(
       for (const p of modelProbes) {
         if (state.stopped) {
           const evidence = state.smoke ? [state.smoke.callId] : [];
-          emit(result(state.plan.id, p, state.stopped, evidence, 0));
+          emit(result(state.plan.id, p, state.stopped, evidence, 0, baseline));
         } else {
           tasks.push(limit(() => runProbe(p, state, state.plan.id)));
         }
@@ -229,6 +236,8 @@ export async function runAudit(
       finishedAt: new Date().toISOString(),
       durationMs: Math.round(performance.now() - t0),
       interrupted: signal?.aborted ?? false,
+      ...(options.baseline || options.updateBaseline ? { baseline: { path: options.baseline ?? DEFAULT_BASELINE, updated: options.updateBaseline } } : {}),
+      ...(options.shard ? { shard: { ...options.shard, allModels: fullPlan.models.map((m) => m.id) } } : {}),
       options: {
         concurrency: options.concurrency,
         timeoutMs: options.timeoutMs,
@@ -243,10 +252,21 @@ export async function runAudit(
       results,
       calls: log.trace.length,
     };
-    return { report, trace: log.trace, redact };
+    return { report, trace: log.trace, redact, baseline };
   } finally {
     await client.close();
   }
+}
+
+/**
+ * One shard of the plan: the models at positions i-1, i-1+n, … of the plan's order, so the split is
+ * deterministic for a given model list. Endpoint probes run in shard 1 only.
+ */
+export function shardPlan(plan: Plan, shard: { index: number; count: number }): Plan {
+  return {
+    models: plan.models.filter((_, k) => k % shard.count === shard.index - 1),
+    probes: shard.index === 1 ? plan.probes : plan.probes.filter((p) => p.scope !== 'target'),
+  };
 }
 
 export function probeInfo(p: ProbeDefinition): ProbeInfo {
@@ -257,13 +277,15 @@ export function probeInfo(p: ProbeDefinition): ProbeInfo {
   return info;
 }
 
-function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
+function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number, baseline?: Baseline): ProbeResult {
+  const expected = expectedVerdicts(baseline, model, p.id);
+  const { outcome, comparison } = outcomeOf(v.verdict, v.cause, expected);
   const r: ProbeResult = {
     model,
     probe: p.id,
     kind: p.kind,
     verdict: v.verdict,
-    outcome: outcomeOf(v.verdict, v.cause),
+    outcome,
     observed: v.observed,
     evidence,
     findings: v.findings ?? [],
@@ -272,6 +294,8 @@ function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: st
   if (v.cause) r.cause = v.cause;
   if (v.status !== undefined) r.status = v.status;
   if (v.message !== undefined) r.message = v.message.slice(0, 500);
+  if (baseline) r.comparison = comparison ?? 'new';
+  if (expected) r.expected = expected;
   return r;
 }
 

@@ -102,6 +102,16 @@ export const ProfileModel = z.object({
    *  consecutive_user, empty_content) → behaviour; one not named is honoured. */
   roles: z.record(z.string(), Behaviour).default({}),
   quirks: Quirks.default(Quirks.parse({})),
+  /** Every chat request for this model fails like this (a channel down, no quota, a group without access,
+   *  a rate limit), or only the first `times` requests. */
+  failure: z
+    .object({
+      status: z.number().int().min(400).max(599),
+      body: z.unknown(),
+      headers: z.record(z.string(), z.string()).default({}),
+      times: z.number().int().min(1).optional(),
+    })
+    .optional(),
   /** Milliseconds between streamed chunks. */
   chunkDelayMs: z.number().min(0).max(1000).default(2),
   /** The verdict each probe should give for this model (target-scope probes: see Profile.expect). */

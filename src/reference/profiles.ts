@@ -3,6 +3,7 @@ import defaultProfile from '../../fixtures/profiles/default.json' with { type: '
 import brokenGateway from '../../fixtures/profiles/broken-gateway.json' with { type: 'json' };
 import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' };
 import fastapi from '../../fixtures/profiles/fastapi.json' with { type: 'json' };
+import gatewayCauses from '../../fixtures/profiles/gateway-causes.json' with { type: 'json' };
 import llamaCpp from '../../fixtures/profiles/llama-cpp.json' with { type: 'json' };
 import newApi from '../../fixtures/profiles/new-api.json' with { type: 'json' };
 import picky from '../../fixtures/profiles/picky.json' with { type: 'json' };
@@ -19,6 +20,7 @@ const BUNDLED: Record<string, unknown> = {
   'broken-gateway': brokenGateway,
   'echo-key': echoKey,
   fastapi: fastapi,
+  'gateway-causes': gatewayCauses,
   'llama-cpp': llamaCpp,
   'new-api': newApi,
   picky: picky,

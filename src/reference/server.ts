@@ -22,6 +22,8 @@ export interface ReferenceServer {
   url: string;
   /** Every request received, in order (tests count what an audit sent). */
   received: { method: string; path: string }[];
+  /** Serve another profile from now on, at the same URL: a model that changes between two audits. */
+  setProfile(profile: Profile): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ interface Call {
   profile: Profile;
   /** The caller's bearer token, only ever echoed by profiles that test redaction. */
   token: string;
+  /** Failed requests so far per model, for failures limited to the first few. */
+  failures: Map<string, number>;
 }
 
 type Json = Record<string, unknown>;
@@ -140,6 +144,13 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     // llama.cpp and friends serve whatever model is loaded, whatever the name asked for.
     if (c.profile.server.unknownModel === 'substitute') model = c.profile.models[0]!;
     else return invalid(c, 'unknown_model', '', String(body.model));
+  }
+  if (model.failure) {
+    const n = (c.failures.get(model.id) ?? 0) + 1;
+    c.failures.set(model.id, n);
+    if (model.failure.times === undefined || n <= model.failure.times) {
+      return { status: model.failure.status, headers: { 'content-type': 'application/json', ...model.failure.headers }, body: JSON.stringify(model.failure.body) };
+    }
   }
   const extra = unknownFieldRefusal(c, body);
   if (extra) return extra;
@@ -249,14 +260,15 @@ async function streamAnswer(c: Call, a: Answer, includeUsage: boolean): Promise<
 const HTML_PAGE = '<!doctype html><html><head><title>Gateway console</title></head><body><div id="app"></div></body></html>';
 
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
-  const { profile } = options;
+  let current = options.profile;
   const received: ReferenceServer['received'] = [];
+  const failures = new Map<string, number>();
   const server = createServer((req, res) => {
     received.push({ method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! });
-    const c: Call = { req, res, profile, token: '' };
+    const c: Call = { req, res, profile: current, token: '', failures };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
-      if (profile.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };
+      if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };
       const denied = authorise(c, options.apiKey);
       if (denied) return denied;
       if (req.method === 'GET' && path === '/v1/models') return listModels(c);
@@ -282,6 +294,10 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   return {
     url: `http://${host}:${port}/v1`,
     received,
+    setProfile: (next) => {
+      current = next;
+      failures.clear();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -29,6 +29,10 @@ export type Cause = z.infer<typeof Cause>;
 export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
 export type Outcome = z.infer<typeof Outcome>;
 
+/** A result against its baseline entry: as expected, worse, better, or a cell the baseline lacks. */
+export const Comparison = z.enum(['expected', 'regression', 'improvement', 'new']);
+export type Comparison = z.infer<typeof Comparison>;
+
 export const Finding = z.object({
   severity: z.enum(['fail', 'warn', 'info']),
   code: z.string(),
@@ -42,6 +46,10 @@ export const ProbeResult = z.object({
   kind: ProbeKind,
   verdict: Verdict,
   outcome: Outcome,
+  /** Set when the run had a baseline. */
+  comparison: Comparison.optional(),
+  /** The baseline's verdict(s) for this cell. */
+  expected: z.array(Verdict).optional(),
   /** "expected X, got Y", in words. */
   observed: z.string(),
   /** Call ids in trace.jsonl. */
@@ -108,6 +116,10 @@ export const Report = z.object({
   finishedAt: z.string(),
   durationMs: z.number(),
   interrupted: z.boolean().default(false),
+  /** The baseline compared with, and whether this run rewrote it. */
+  baseline: z.object({ path: z.string(), updated: z.boolean() }).optional(),
+  /** Set for one shard of a sharded run; `allModels` is the whole plan, in order, so merges keep it. */
+  shard: z.object({ index: z.number().int(), count: z.number().int(), allModels: z.array(z.string()) }).optional(),
   options: z.object({
     concurrency: z.number().int(),
     timeoutMs: z.number(),
@@ -141,6 +153,11 @@ export const CallRecord = z.object({
   truncated: z.boolean().optional(),
   cause: Cause.optional(),
   error: z.string().optional(),
+  /** For a retry: the id of the first attempt, and this attempt's number (1 = first retry). */
+  retryOf: z.string().optional(),
+  attempt: z.number().int().optional(),
+  /** How long chatprobe waited after this call before retrying it. */
+  waitMs: z.number().optional(),
   /** Rate-limit and identity headers worth keeping (x-ratelimit-*, retry-after, cf-ray, request ids). */
   headers: z.record(z.string(), z.string()).optional(),
 });

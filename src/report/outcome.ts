@@ -1,19 +1,36 @@
-import type { Cause, Outcome, Verdict } from './model.js';
+import type { Cause, Comparison, Outcome, Verdict } from './model.js';
+
+/** How good a verdict is, to tell an improvement from a regression. Inconclusive is not ranked. */
+const RANK: Record<Verdict, number> = {
+  honoured: 3,
+  accepted: 3,
+  pass: 3,
+  warn: 2,
+  ignored: 1,
+  rejected: 1,
+  fail: 1,
+  error: 0,
+  inconclusive: -1,
+};
 
 /**
- * The outcome of a result for a CI gate, decided here and nowhere else (reporters never recompute it).
- * Without a baseline, capability verdicts are facts, not failures; a broken MUST, or a cell that could not
- * be tested for a reason outside chatprobe, fails; our own bugs are errors.
+ * The outcome of a result for a CI gate, decided here and nowhere else (reporters never recompute it), as
+ * a pure function of the verdict and the expectation.
+ * - Without a baseline entry, capability verdicts are facts, not failures; a broken MUST, or a cell that
+ *   could not be tested for a reason outside chatprobe, fails.
+ * - With one, a verdict in the expected set passes, a better one passes as an improvement, and anything
+ *   else is a regression.
+ * - Inconclusive is skipped unless expected; our own bugs are errors.
  */
-export function outcomeOf(verdict: Verdict, cause?: Cause): Outcome {
-  switch (verdict) {
-    case 'inconclusive':
-      return 'skipped';
-    case 'fail':
-      return 'failed';
-    case 'error':
-      return cause === 'harness' ? 'errored' : 'failed';
-    default:
-      return 'passed';
+export function outcomeOf(verdict: Verdict, cause: Cause | undefined, expected?: readonly Verdict[]): { outcome: Outcome; comparison?: Comparison } {
+  if (verdict === 'error' && cause === 'harness') return { outcome: 'errored' };
+  if (expected) {
+    if (expected.includes(verdict)) return { outcome: 'passed', comparison: 'expected' };
+    if (verdict === 'inconclusive') return { outcome: 'skipped', comparison: 'regression' };
+    if (RANK[verdict] > Math.max(...expected.map((v) => RANK[v]))) return { outcome: 'passed', comparison: 'improvement' };
+    return { outcome: 'failed', comparison: 'regression' };
   }
+  if (verdict === 'inconclusive') return { outcome: 'skipped' };
+  if (verdict === 'fail' || verdict === 'error') return { outcome: 'failed' };
+  return { outcome: 'passed' };
 }

@@ -1,18 +1,39 @@
-import type { Outcome, Report, Verdict } from './model.js';
+import type { Comparison, Outcome, ProbeResult, Report, Verdict } from './model.js';
 
 export interface Summary {
   outcomes: Record<Outcome, number>;
   verdicts: Partial<Record<Verdict, number>>;
+  comparisons: Record<Comparison, number>;
+  /** Results that fail the gate: regressions, and un-baselined MUST failures or untestable cells. */
+  failures: ProbeResult[];
   exitCode: 0 | 1;
 }
 
 /** Counts, and the exit code a finished run earns: 1 when any result failed or errored. */
 export function summarise(report: Report): Summary {
   const outcomes: Record<Outcome, number> = { passed: 0, failed: 0, skipped: 0, errored: 0 };
+  const comparisons: Record<Comparison, number> = { expected: 0, regression: 0, improvement: 0, new: 0 };
   const verdicts: Partial<Record<Verdict, number>> = {};
   for (const r of report.results) {
     outcomes[r.outcome]++;
     verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
+    if (r.comparison) comparisons[r.comparison]++;
   }
-  return { outcomes, verdicts, exitCode: outcomes.failed + outcomes.errored > 0 ? 1 : 0 };
+  const failures = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
+  return { outcomes, verdicts, comparisons, failures, exitCode: failures.length > 0 ? 1 : 0 };
+}
+
+/** "regression: expected honoured, got ignored" and the like, for one result. */
+export function describeChange(r: ProbeResult): string {
+  const expected = r.expected ? r.expected.join(' or ') : undefined;
+  switch (r.comparison) {
+    case 'regression':
+      return `regression: expected ${expected}, got ${r.verdict}`;
+    case 'improvement':
+      return `improvement: expected ${expected}, got ${r.verdict} (update the baseline)`;
+    case 'new':
+      return `new: not in the baseline, got ${r.verdict}`;
+    default:
+      return r.verdict;
+  }
 }

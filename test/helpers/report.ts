@@ -8,7 +8,7 @@ export function sampleReport(): Report {
     probe,
     kind: probe.startsWith('parameters') ? 'capability' : 'conformance',
     verdict,
-    outcome: outcomeOf(verdict, extra.cause),
+    outcome: outcomeOf(verdict, extra.cause).outcome,
     observed,
     evidence: ['c2'],
     findings: [],

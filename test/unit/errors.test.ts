@@ -39,6 +39,18 @@ describe('diagnose', () => {
     expect(d(502, undefined)).toBe('upstream');
   });
 
+  it('recognises new-api and one-api wordings', () => {
+    expect(d(401, '无效的令牌', 'invalid_token')).toBe('auth');
+    expect(d(401, '未提供令牌')).toBe('auth');
+    expect(d(403, '该令牌无权使用模型：claude-opus', '')).toBe('model_not_in_group');
+    expect(d(503, '当前分组 vip 下对于模型 gemini-pro 无可用渠道', 'model_not_found')).toBe('model_not_in_group');
+    expect(d(503, 'No available channel for model x under group default', 'model_not_found')).toBe('model_not_in_group');
+    expect(d(403, '用户额度不足, 剩余额度: $0.000000', 'insufficient_user_quota')).toBe('quota');
+    expect(d(403, 'pre-consume quota failed', 'pre_consume_token_quota_failed')).toBe('quota');
+    expect(d(429, '当前分组上游负载已饱和，请稍后再试')).toBe('rate_limited');
+    expect(d(502, 'upstream error: do request failed', 'do_request_failed')).toBe('upstream');
+  });
+
   it('leaves client errors attributable to the request', () => {
     expect(d(400, "Unsupported parameter: 'max_tokens'")).toBeUndefined();
     expect(d(422, 'extra_forbidden')).toBeUndefined();

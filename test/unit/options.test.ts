@@ -51,3 +51,29 @@ describe('resolveOptions', () => {
     expect(failure({ baseUrl: 'http://h/v1', apiKeyEnv: 'sk-abc' })).toContain('not an environment variable name');
   });
 });
+
+describe('config file', () => {
+  it('names the bad key and the expected type', async () => {
+    const { parseConfig } = await import('../../src/config/options.js');
+    expect(() => parseConfig({ concurrency: 'four' }, 'c.json')).toThrow(/invalid config c\.json: key "concurrency": .*expected number/);
+    expect(() => parseConfig({ concurency: 4 }, 'c.json')).toThrow(/unknown key "concurency"/);
+    expect(() => parseConfig({ apiKey: 'sk-x' }, 'c.json')).toThrow(/read only from the environment/);
+  });
+
+  it('is overridden by OPENAI_BASE_URL and by flags', () => {
+    const config = { baseUrl: 'http://config/v1', concurrency: 2, models: ['a'] };
+    expect(resolveOptions({}, {}, config)).toMatchObject({ baseUrl: 'http://config/v1', concurrency: 2, models: ['a'] });
+    expect(resolveOptions({}, { OPENAI_BASE_URL: 'http://env/v1' }, config).baseUrl).toBe('http://env/v1');
+    expect(resolveOptions({ baseUrl: 'http://flag/v1', concurrency: 8 }, { OPENAI_BASE_URL: 'http://env/v1' }, config)).toMatchObject({
+      baseUrl: 'http://flag/v1',
+      concurrency: 8,
+      models: ['a'],
+    });
+  });
+
+  it('parses --shard i/n and refuses impossible shards', () => {
+    expect(resolveOptions({ baseUrl: 'http://h/v1', shard: '2/3' }, {}).shard).toEqual({ index: 2, count: 3 });
+    expect(failure({ baseUrl: 'http://h/v1', shard: '4/3' })).toContain('--shard');
+    expect(failure({ baseUrl: 'http://h/v1', shard: 'two' })).toContain('expected i/n');
+  });
+});

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_TONE, type Tone } from '../style.js';
-import { summarise } from '../summary.js';
+import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 
 export interface Painter {
@@ -47,7 +47,9 @@ export function renderConsole(report: Report, paint: Painter): string {
     });
     lines.push([pad(p.id, probeWidth), ...cells].join('  '));
   }
-  const notable = report.results.filter((r) => r.outcome !== 'passed' || r.verdict === 'warn');
+  // A model that was not probed is explained once below, not once per probe.
+  const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
+  const notable = report.results.filter((r) => !stopped.has(r.model) && (r.outcome !== 'passed' || r.verdict === 'warn' || r.comparison === 'improvement'));
   if (notable.length > 0) lines.push('');
   for (const r of notable) lines.push(findingLine(r, paint));
   for (const m of report.models.filter((x) => x.cause)) {
@@ -60,11 +62,18 @@ export function renderConsole(report: Report, paint: Painter): string {
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
       (report.interrupted ? ' (interrupted: partial report)' : ''),
   );
+  if (report.baseline) {
+    lines.push(
+      `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new` +
+        (report.baseline.updated ? '; rewritten from this run' : ''),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 
 function findingLine(r: ProbeResult, paint: Painter): string {
-  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}  ${r.model} ${paint.dim(r.probe)}: ${r.observed}`;
+  const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` [${describeChange(r)}]` : '';
+  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}${change}  ${r.model} ${paint.dim(r.probe)}: ${r.observed}`;
 }
 
 /** One result as a plain progress line (non-TTY runs, e.g. CI logs). */

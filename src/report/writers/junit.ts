@@ -1,6 +1,7 @@
 import junit from 'junit-report-builder';
 import type { Builder } from 'junit-report-builder';
 import { ENDPOINT, type ProbeResult, type Report } from '../model.js';
+import { describeChange } from '../summary.js';
 
 // Under nodenext the default import is the module namespace in some loaders and the builder in others.
 const root = ((junit as unknown as { default?: Builder }).default ?? junit) as Builder;
@@ -35,9 +36,11 @@ export function renderJunit(report: Report): string {
         .standardOutput(systemOut(r));
       if (r.cause) tc.property('cause', r.cause);
       if (r.evidence.length > 0) tc.property('evidence', r.evidence.join(' '));
+      if (r.comparison) tc.property('baseline', r.comparison);
+      if (r.expected) tc.property('expected', r.expected.join(' '));
       switch (r.outcome) {
         case 'failed':
-          tc.failure(`${r.verdict}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, 'regression');
+          tc.failure(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, 'regression');
           break;
         case 'errored':
           tc.error(r.observed, r.cause ?? 'harness');
@@ -55,6 +58,7 @@ export function renderJunit(report: Report): string {
 
 function systemOut(r: ProbeResult): string {
   const lines = [`verdict: ${r.verdict}`, `observed: ${r.observed}`];
+  if (r.comparison) lines.push(`baseline: ${describeChange(r)}`);
   if (r.cause) lines.push(`cause: ${r.cause}`);
   if (r.status !== undefined) lines.push(`status: ${r.status}`);
   if (r.message) lines.push(`message: ${r.message}`);

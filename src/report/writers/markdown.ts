@@ -1,6 +1,6 @@
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_MARK } from '../style.js';
-import { summarise } from '../summary.js';
+import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 
 /** Markdown table cells: pipes escaped, line breaks folded, so any server text stays inside its cell. */
@@ -12,7 +12,10 @@ export function escapeText(text: string): string {
   return text.replace(/</g, '&lt;').replace(/\r?\n|\r/g, ' ');
 }
 
-const cell = (r: ProbeResult | undefined) => (r ? `${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}` : '—');
+const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression**', improvement: ' ⬆ improvement' };
+
+const cell = (r: ProbeResult | undefined) =>
+  r ? `${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${r.comparison ? (CHANGE[r.comparison] ?? '') : ''}` : '—';
 
 export function renderMatrix(report: Report): string {
   const s = summarise(report);
@@ -42,7 +45,11 @@ export function renderMatrix(report: Report): string {
   }
   out.push('');
   out.push(
-    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.`,
+    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
+      (report.baseline
+        ? ` Against the baseline \`${escapeText(report.baseline.path)}\`: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new.` +
+          (report.baseline.updated ? ' The baseline was rewritten from this run.' : '')
+        : ''),
   );
   out.push('');
   out.push('## Model facts', '');
@@ -58,10 +65,15 @@ export function renderMatrix(report: Report): string {
   }
   out.push('');
   out.push('## Findings', '');
-  const notable = report.results.filter((r) => r.verdict !== 'pass' && r.verdict !== 'honoured' && r.verdict !== 'accepted');
+  // A model that was not probed is explained once, in the model facts, not once per probe.
+  const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
+  const notable = report.results.filter(
+    (r) => !stopped.has(r.model) && (r.comparison === 'regression' || r.comparison === 'improvement' || !['pass', 'honoured', 'accepted'].includes(r.verdict)),
+  );
   if (notable.length === 0) out.push('Every probe passed or was honoured.');
   for (const r of notable) {
-    out.push(`- **${escapeText(r.model)}** · \`${r.probe}\` — ${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}: ${escapeText(r.observed)}`);
+    const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` (${describeChange(r)})` : '';
+    out.push(`- **${escapeText(r.model)}** · \`${r.probe}\` — ${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${change}: ${escapeText(r.observed)}`);
     if (r.message && !r.observed.includes(r.message)) out.push(`  - server said${r.status ? ` (HTTP ${r.status})` : ''}: ${escapeText(r.message)}`);
     if (r.evidence.length > 0) out.push(`  - evidence: ${r.evidence.join(', ')} in trace.jsonl`);
   }

@@ -1,0 +1,30 @@
+import { createRedactor } from '../http/redact.js';
+import { mergeRuns, readRunFiles } from '../report/merge.js';
+import { summarise } from '../report/summary.js';
+import { writeReports } from '../report/write.js';
+import { painter, renderConsole } from '../report/writers/console.js';
+import { CannotTestError } from '../engine/errors.js';
+import { EXIT } from './exit.js';
+import { err, out } from './output.js';
+
+/** chatprobe merge DIR…: shard reports into the report.json, junit.xml, matrix.md a single run writes. */
+export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
+  try {
+    const runs = await Promise.all(dirs.map(readRunFiles));
+    const { report, trace } = mergeRuns(runs);
+    // The reports were redacted when written; nothing secret is known here.
+    const written = await writeReports(report, trace, args.out, createRedactor([]));
+    for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
+    if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));
+    if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.join(', ')}\n`);
+    if (written.failed.length > 0) return EXIT.failed;
+    return summarise(report).exitCode;
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`);
+      return EXIT.cannotTest;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,22 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { CannotTestError } from '../engine/errors.js';
+import { DEFAULT_CONFIG, parseConfig, type AuditFlags } from './options.js';
+
+/** The config file named by --config, else ./chatprobe.config.json when it exists, else nothing. */
+export function loadConfig(path: string | undefined, cwd = process.cwd()): { file: string | undefined; config: Partial<AuditFlags> } {
+  const file = path ?? (existsSync(`${cwd}/${DEFAULT_CONFIG}`) ? `${cwd}/${DEFAULT_CONFIG}` : undefined);
+  if (!file) return { file: undefined, config: {} };
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CannotTestError(`cannot read config ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new CannotTestError(`invalid config ${file}: not JSON (${(e as Error).message})`);
+  }
+  return { file, config: parseConfig(raw, file) };
+}

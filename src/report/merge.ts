@@ -1,0 +1,83 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CannotTestError } from '../engine/errors.js';
+import { CallRecord, Report, type ProbeInfo, type ProbeResult } from './model.js';
+
+export interface RunFiles {
+  dir: string;
+  report: Report;
+  trace: CallRecord[];
+}
+
+/** Reads report.json (validated) and trace.jsonl from a report folder. */
+export async function readRunFiles(dir: string): Promise<RunFiles> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+  } catch (e) {
+    throw new CannotTestError(`cannot read ${join(dir, 'report.json')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const parsed = Report.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new CannotTestError(`${join(dir, 'report.json')} is not a chatprobe report (schemaVersion 1): ${issue.path.join('.') || 'top level'}: ${issue.message}`);
+  }
+  let trace: CallRecord[] = [];
+  try {
+    const text = await readFile(join(dir, 'trace.jsonl'), 'utf8');
+    trace = text.split('\n').filter(Boolean).map((line) => CallRecord.parse(JSON.parse(line)));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new CannotTestError(`cannot read ${join(dir, 'trace.jsonl')}: ${(e as Error).message}`);
+  }
+  return { dir, report: parsed.data, trace };
+}
+
+/**
+ * Shard reports (or any reports of one target) as the single report a full run would have written:
+ * models in the plan's order, probes in catalogue order, results sorted the same way, times spanning all.
+ */
+export function mergeRuns(given: readonly RunFiles[]): { report: Report; trace: CallRecord[] } {
+  if (given.length === 0) throw new CannotTestError('nothing to merge', 'name the report folders of the shards');
+  // Shard 1 carries the endpoint probes and the catalogue order: read it first, whatever the order given.
+  const runs = [...given].sort((a, b) => (a.report.shard?.index ?? 0) - (b.report.shard?.index ?? 0));
+  const first = runs[0]!.report;
+  for (const { dir, report } of runs) {
+    if (report.target.baseUrl !== first.target.baseUrl) {
+      throw new CannotTestError(`${dir} audited ${report.target.baseUrl}, not ${first.target.baseUrl}`, 'merge only the shards of one run');
+    }
+  }
+  const order = first.shard?.allModels ?? [];
+  const models = new Map<string, Report['models'][number]>();
+  for (const { report } of runs) for (const m of report.models) if (!models.has(m.id)) models.set(m.id, m);
+  const modelIds = [...order.filter((id) => models.has(id)), ...[...models.keys()].filter((id) => !order.includes(id))];
+  const probes = new Map<string, ProbeInfo>();
+  for (const { report } of runs) for (const p of report.probes) if (!probes.has(p.id)) probes.set(p.id, p);
+  const results = new Map<string, ProbeResult>();
+  for (const { dir, report } of runs) {
+    for (const r of report.results) {
+      const key = `${r.model}\u0000${r.probe}`;
+      if (results.has(key)) throw new CannotTestError(`${dir} repeats ${r.model} · ${r.probe}`, 'merge each shard once');
+      results.set(key, r);
+    }
+  }
+  const modelRank = new Map(modelIds.map((id, i) => [id, i]));
+  const probeRank = new Map([...probes.keys()].map((id, i) => [id, i]));
+  const rank = (id: string) => modelRank.get(id) ?? -1; // endpoint results first
+  const sorted = [...results.values()].sort((a, b) => rank(a.model) - rank(b.model) || probeRank.get(a.probe)! - probeRank.get(b.probe)!);
+  const startedAt = runs.map((r) => r.report.startedAt).sort()[0]!;
+  const finishedAt = runs.map((r) => r.report.finishedAt).sort().at(-1)!;
+  const { shard: _shard, ...rest } = first;
+  const report: Report = {
+    ...rest,
+    startedAt,
+    finishedAt,
+    durationMs: Date.parse(finishedAt) - Date.parse(startedAt),
+    interrupted: runs.some((r) => r.report.interrupted),
+    models: modelIds.map((id) => models.get(id)!),
+    probes: [...probes.values()],
+    results: sorted,
+    calls: runs.reduce((n, r) => n + r.report.calls, 0),
+  };
+  const trace = runs.flatMap((r) => r.trace).sort((a, b) => a.at.localeCompare(b.at));
+  return { report, trace };
+}

@@ -1,0 +1,39 @@
+import type { Report } from '../model.js';
+import { describeChange, summarise } from '../summary.js';
+import { escapeText, renderMatrix } from './markdown.js';
+
+/** GitHub caps a step summary at 1 MiB; stay well under it. */
+export const SUMMARY_LIMIT = 1000 * 1024;
+export const MAX_ANNOTATIONS = 10;
+
+/** The step summary: what failed the gate first, then the matrix, cut to fit. */
+export function renderGithubSummary(report: Report): string {
+  const s = summarise(report);
+  const head: string[] = [];
+  if (s.failures.length > 0) {
+    head.push(`## chatprobe: ${s.failures.length} failing cell(s)`, '');
+    for (const r of s.failures) head.push(`- **${escapeText(r.model)}** · \`${r.probe}\`: ${describeChange(r)}: ${escapeText(r.observed)}`);
+    head.push('');
+  }
+  const text = `${head.join('\n')}${renderMatrix(report)}`;
+  if (Buffer.byteLength(text) <= SUMMARY_LIMIT) return text;
+  const note = '\n\n… cut to fit the 1 MiB step summary: see matrix.md in the reports.\n';
+  let cut = text.slice(0, SUMMARY_LIMIT - note.length);
+  while (Buffer.byteLength(cut) > SUMMARY_LIMIT - note.length) cut = cut.slice(0, -1024);
+  return cut + note;
+}
+
+/** Workflow-command escaping (GitHub's toolkit): data and property values differ. */
+const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
+
+/** One ::error annotation per failing cell, at most ten, and a note for the rest. */
+export function githubAnnotations(report: Report): string[] {
+  const { failures } = summarise(report);
+  const lines = failures.slice(0, MAX_ANNOTATIONS).map((r) => {
+    const title = escapeProperty(`chatprobe ${r.model} ${r.probe}`);
+    return `::error title=${title}::${escapeData(`${r.model} · ${r.probe}: ${describeChange(r)}: ${r.observed}`)}`;
+  });
+  if (failures.length > MAX_ANNOTATIONS) lines.push(`::notice::${failures.length - MAX_ANNOTATIONS} more failing cell(s): see the step summary`);
+  return lines;
+}

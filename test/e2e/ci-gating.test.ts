@@ -1,0 +1,237 @@
+import { spawn } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import { CallRecord, Report } from '../../src/report/model.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk-ci-gating';
+const env = { OPENAI_API_KEY: KEY };
+const readReport = async (dir: string) => Report.parse(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')));
+const readTrace = async (dir: string) =>
+  (await readFile(join(dir, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
+
+describe('baselines: a green run turned red by a regression', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('passes against its own baseline, then fails with a JUnit failure naming model and probe', async () => {
+    const dir = await tempDir();
+    const baseline = join(dir, 'baseline.json');
+    const first = await runCli(['--base-url', server.url, '--out', join(dir, 'r1'), '--baseline', baseline, '--update-baseline', '--probes', 'parameters.*', 'chat.*'], env);
+    expect(first.code, first.stderr).toBe(0);
+    const saved = JSON.parse(await readFile(baseline, 'utf8'));
+    expect(saved.cells['ref-standard']['parameters.max_tokens']).toBe('honoured');
+
+    const green = await runCli(['--base-url', server.url, '--out', join(dir, 'r2'), '--baseline', baseline, '--probes', 'parameters.*', 'chat.*'], env);
+    expect(green.code, green.stderr).toBe(0);
+    expect((await readReport(join(dir, 'r2'))).results.every((r) => r.comparison === 'expected')).toBe(true);
+
+    // The same URL now serves a gateway that drops max_tokens for ref-standard.
+    const changed = loadProfile('default');
+    changed.models[0]!.features = { ...changed.models[0]!.features, max_tokens: 'ignore' };
+    server.setProfile(changed);
+    try {
+      const red = await runCli(['--base-url', server.url, '--out', join(dir, 'r3'), '--baseline', baseline, '--probes', 'parameters.*', 'chat.*'], env);
+      expect(red.code).toBe(1);
+      const report = await readReport(join(dir, 'r3'));
+      const regressions = report.results.filter((r) => r.comparison === 'regression');
+      expect(regressions.map((r) => `${r.model} ${r.probe}`)).toEqual(['ref-standard parameters.max_tokens']);
+      const xml = await readFile(join(dir, 'r3', 'junit.xml'), 'utf8');
+      const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
+      const suite = doc.testsuites.testsuite.find((s: { name: string }) => s.name === 'ref-standard');
+      const tc = suite.testcase.find((c: { name: string }) => c.name === 'parameters.max_tokens');
+      expect(tc.failure.type).toBe('regression');
+      expect(tc.failure.message).toContain('ref-standard · parameters.max_tokens: regression: expected honoured, got ignored');
+      expect(await readFile(join(dir, 'r3', 'matrix.md'), 'utf8')).toContain('🟡 ignored **⬇ regression**');
+    } finally {
+      server.setProfile(loadProfile('default'));
+    }
+  });
+
+  it('refuses a missing or malformed baseline with exit 2', async () => {
+    const dir = await tempDir();
+    const missing = await runCli(['--base-url', server.url, '--out', dir, '--baseline', join(dir, 'nope.json')], env);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('does not exist');
+    await writeFile(join(dir, 'bad.json'), JSON.stringify({ schemaVersion: 1, cells: { m: { 'chat.basic': 'great' } } }));
+    const bad = await runCli(['--base-url', server.url, '--out', dir, '--baseline', join(dir, 'bad.json')], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cells.m.chat.basic');
+  });
+});
+
+describe('a new-api gateway with a model for each cause', () => {
+  let server: ReferenceServer;
+  let out: string;
+  let report: Report;
+  let trace: CallRecord[];
+  let code: number | null;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('gateway-causes'), apiKey: KEY });
+    out = await tempDir();
+    code = (await runCli(['--base-url', server.url, '--out', out, '--probes', 'chat.basic'], env)).code;
+    report = await readReport(out);
+    trace = await readTrace(out);
+  });
+  afterAll(() => server.close());
+
+  it('recognises each cause from the gateway bodies and stops each failing row after its smoke call', () => {
+    const causes = Object.fromEntries(report.models.map((m) => [m.id, m.cause ?? 'ok']));
+    expect(causes).toEqual({
+      'gpt-4o': 'ok',
+      'claude-opus': 'model_not_in_group',
+      'gemini-pro': 'model_not_in_group',
+      'gpt-4-32k': 'quota',
+      'deepseek-chat': 'rate_limited',
+      'qwen-turbo': 'upstream',
+      'moonshot-v1': 'ok',
+    });
+    expect(code).toBe(1);
+    // Nothing beyond the smoke call (and its retries) reached a stopped model.
+    for (const m of ['claude-opus', 'gemini-pro', 'gpt-4-32k', 'qwen-turbo', 'deepseek-chat']) {
+      expect(trace.filter((c) => c.model === m && c.probe !== 'smoke'), m).toEqual([]);
+    }
+  });
+
+  it('honours Retry-After, retries at most --retries times, then ends as error(rate_limited)', () => {
+    const calls = trace.filter((c) => c.model === 'deepseek-chat');
+    expect(calls.map((c) => c.status)).toEqual([429, 429, 429]);
+    expect(calls.map((c) => c.waitMs)).toEqual([1000, 1000, undefined]);
+    expect(calls.slice(1).every((c) => c.retryOf === calls[0]!.id)).toBe(true);
+    const cell = report.results.find((r) => r.model === 'deepseek-chat')!;
+    expect(cell).toMatchObject({ verdict: 'error', cause: 'rate_limited', outcome: 'failed' });
+    expect(cell.evidence).toEqual(calls.map((c) => c.id).slice(-1));
+  });
+
+  it('lets a model whose rate limit lifts be probed after its retries', () => {
+    const smoke = trace.filter((c) => c.model === 'moonshot-v1' && c.probe === 'smoke');
+    expect(smoke.map((c) => c.status)).toEqual([429, 429, 200]);
+    expect(report.results.find((r) => r.model === 'moonshot-v1')?.verdict).toBe('pass');
+  });
+
+  it('doctor prints each check in order with the first failure and its advice', async () => {
+    const run = await runCli(['doctor', '--base-url', server.url], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain("✗ token's group can reach it: HTTP 403: 该令牌无权使用模型：claude-opus");
+    expect(run.stdout).toContain('✗ quota left: HTTP 403: 用户额度不足');
+    expect(run.stdout).toContain('✗ no rate limit, upstream answers: HTTP 502');
+    const block = run.stdout.split('model gpt-4-32k')[1]!.split('model ')[0]!;
+    expect(block.indexOf("✓ token's group can reach it")).toBeLessThan(block.indexOf('✗ quota left'));
+  });
+});
+
+describe('shards and merge', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('roles'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('three shards merged equal one full run apart from times and call ids', async () => {
+    const dir = await tempDir();
+    const probes = ['--probes', 'roles.*', 'models.list', 'auth.missing_key', 'chat.basic'];
+    await runCli(['--base-url', server.url, '--out', join(dir, 'full'), ...probes], env);
+    for (const i of [1, 2, 3]) await runCli(['--base-url', server.url, '--out', join(dir, `s${i}`), '--shard', `${i}/3`, ...probes], env);
+    const shardModels = await Promise.all([1, 2, 3].map(async (i) => (await readReport(join(dir, `s${i}`))).models.map((m) => m.id)));
+    expect(shardModels.flat().sort()).toEqual((await readReport(join(dir, 'full'))).models.map((m) => m.id).sort());
+    expect(shardModels.every((ids) => ids.length > 0)).toBe(true);
+
+    const merged = await runCli(['merge', join(dir, 's3'), join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
+    expect(merged.code, merged.stderr).toBe(0);
+    const full = await readReport(join(dir, 'full'));
+    const joined = await readReport(join(dir, 'merged'));
+    const stable = (r: Report) => ({
+      models: r.models.map(({ smoke: _s, metrics: _m, ...m }) => m),
+      probes: r.probes,
+      results: r.results.map(({ durationMs: _d, evidence: _e, ...x }) => x),
+    });
+    expect(stable(joined)).toEqual(stable(full));
+    // Each shard lists the models itself: two more GET /models than one run.
+    expect(joined.calls).toBe(full.calls + 2);
+    const table = async (d: string) => (await readFile(join(dir, d, 'matrix.md'), 'utf8')).split('\n').filter((l) => l.startsWith('| `'));
+    expect((await table('merged')).filter((l) => !l.includes(' ms |'))).toEqual((await table('full')).filter((l) => !l.includes(' ms |')));
+    expect((await readTrace(join(dir, 'merged'))).length).toBe(joined.calls);
+  });
+
+  it('refuses to merge reports of different targets', async () => {
+    const dir = await tempDir();
+    const other = await startReferenceServer({ profile: loadProfile('roles'), apiKey: KEY });
+    try {
+      await runCli(['--base-url', server.url, '--out', join(dir, 'a'), '--probes', 'chat.basic'], env);
+      await runCli(['--base-url', other.url, '--out', join(dir, 'b'), '--probes', 'chat.basic'], env);
+    } finally {
+      await other.close();
+    }
+    const run = await runCli(['merge', join(dir, 'a'), join(dir, 'b'), '--out', join(dir, 'm')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('merge only the shards of one run');
+  });
+});
+
+describe('interruption', () => {
+  it('SIGINT during an audit leaves a valid partial report and exits 130', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('stalling'), apiKey: KEY });
+    const out = await tempDir();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', server.url, '--out', out, '--timeout', '30'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY, NO_COLOR: '1' },
+      });
+      let stderr = '';
+      // The first results arrive quickly; the stalled streams would hold the run for 30 s.
+      const started = new Promise<void>((resolve) =>
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (/\[\d+\/\d+\]/.test(stderr)) resolve();
+        }),
+      );
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await started;
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const report = await readReport(out);
+      expect(report.interrupted).toBe(true);
+      expect(report.results.length).toBeGreaterThan(0);
+      expect(report.results.every((r) => r.verdict !== 'error' || r.cause !== 'network')).toBe(true);
+      expect(await readFile(join(out, 'matrix.md'), 'utf8')).toContain('interrupted: partial report');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('GitHub Actions', () => {
+  it('appends the matrix and failing cells to the step summary and annotates at most ten', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('broken-gateway'), apiKey: KEY });
+    const dir = await tempDir();
+    const summary = join(dir, 'summary.md');
+    await writeFile(summary, '# earlier step\n');
+    try {
+      const run = await runCli(['--base-url', server.url, '--out', join(dir, 'r'), '--probes', 'chat.*', 'streaming.basic'], {
+        ...env,
+        GITHUB_ACTIONS: 'true',
+        GITHUB_STEP_SUMMARY: summary,
+      });
+      expect(run.code).toBe(1);
+      const text = await readFile(summary, 'utf8');
+      expect(text.startsWith('# earlier step\n')).toBe(true);
+      expect(text).toContain('## chatprobe:');
+      expect(text).toContain('# chatprobe capability matrix');
+      expect(Buffer.byteLength(text)).toBeLessThan(1024 * 1024);
+      const annotations = run.stdout.split('\n').filter((l) => l.startsWith('::error '));
+      expect(annotations.length).toBe(10);
+      expect(annotations[0]).toMatch(/^::error title=chatprobe [^:]*::/);
+      expect(run.stdout).toMatch(/^::notice::\d+ more failing cell\(s\)/m);
+    } finally {
+      await server.close();
+    }
+  });
+});
