@@ -11,7 +11,9 @@ const KEY = 'sk-LEAKCHECK-9f8e7d6c5b4a/+="quoted"';
 
 async function scan(dir: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
-  for (const name of await readdir(dir)) files[name] = await readFile(join(dir, name), 'utf8');
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.isFile()) files[entry.name] = await readFile(join(dir, entry.name), 'utf8');
+  }
   return files;
 }
 
@@ -37,6 +39,21 @@ describe('the API key never leaves the Authorization header', () => {
     }
     // The server did echo the key, so redaction had something to remove.
     expect(files['report.json']).toContain('[REDACTED]');
+  });
+
+  it('is in no baseline, step summary or annotation either', async () => {
+    const out = await tempDir();
+    const baseline = `${out}/baseline.json`;
+    const summary = `${out}/summary.md`;
+    const run = await runCli(['--base-url', server.url, '--out', `${out}/r`, '--baseline', baseline, '--update-baseline'], {
+      OPENAI_API_KEY: KEY,
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: summary,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const texts = { ...(await scan(out)), ...(await scan(`${out}/r`)), stdout: run.stdout, stderr: run.stderr };
+    expect(Object.keys(texts)).toEqual(expect.arrayContaining(['baseline.json', 'summary.md']));
+    for (const [name, text] of Object.entries(texts)) expect(text.includes('LEAKCHECK'), name).toBe(false);
   });
 
   it('is not printed when the key is wrong', async () => {

@@ -21,10 +21,16 @@ export function renderJunit(report: Report): string {
   const suites: { id: string; props: [string, string][] }[] = [];
   if (report.results.some((r) => r.model === ENDPOINT)) suites.push({ id: ENDPOINT, props: [['scope', 'endpoint']] });
   for (const m of report.models) suites.push({ id: m.id, props: [['listed', String(m.listed)], ...(m.cause ? [['cause', m.cause] as [string, string]] : [])] });
+  const byModel = new Map<string, ProbeResult[]>();
+  for (const r of report.results) {
+    const list = byModel.get(r.model);
+    if (list) list.push(r);
+    else byModel.set(r.model, [r]);
+  }
   for (const model of suites) {
     const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : model.id);
     for (const [k, v] of model.props) suite.property(k, v);
-    for (const r of report.results.filter((x) => x.model === model.id)) {
+    for (const r of byModel.get(model.id) ?? []) {
       const tc = suite
         .testCase()
         .className(junitClassName(model.id))

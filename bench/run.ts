@@ -1,0 +1,136 @@
+/**
+ * Benchmarks, reported as ratios against a baseline measured in the same run (absolute times depend on
+ * the machine; ratios mostly do not). Run with `npm run bench`.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { resolveOptions } from '../src/config/options.js';
+import { runAudit } from '../src/engine/run.js';
+import { readSse } from '../src/http/sse.js';
+import { loadProfile } from '../src/reference/profiles.js';
+import { startReferenceServer } from '../src/reference/server.js';
+import type { Report } from '../src/report/model.js';
+import { renderJunit } from '../src/report/writers/junit.js';
+import { renderMatrix } from '../src/report/writers/markdown.js';
+import { assembleStream } from '../src/spec/stream.js';
+import { PROBES } from '../suites/index.js';
+
+interface Row {
+  name: string;
+  baseline: string;
+  oursMs: number;
+  baselineMs: number;
+}
+
+/** Median of `runs` timings of fn, after one warm-up. */
+async function time(fn: () => unknown, runs = 5): Promise<number> {
+  await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    await fn();
+    samples.push(performance.now() - t);
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(runs / 2)]!;
+}
+
+function sseBody(events: number): string {
+  const parts: string[] = [];
+  for (let i = 0; i < events; i++) {
+    parts.push(`data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: ` token${i}` }, finish_reason: null }] })}\n\n`);
+  }
+  return `${parts.join('')}data: [DONE]\n\n`;
+}
+
+async function benchSse(): Promise<Row> {
+  const text = sseBody(20_000);
+  const bytes = new TextEncoder().encode(text);
+  const chunks: { at: number; bytes: Uint8Array }[] = [];
+  for (let at = 0; at < bytes.length; at += 1024) chunks.push({ at: at / 1024, bytes: bytes.subarray(at, at + 1024) });
+  const ours = await time(() => assembleStream(readSse(chunks).events));
+  // Baseline: what a minimal client does with the whole body at once: split on blank lines, parse JSON.
+  const baseline = await time(() => {
+    const whole = new TextDecoder().decode(bytes);
+    for (const ev of whole.split('\n\n')) if (ev.startsWith('data: {')) JSON.parse(ev.slice(6));
+  });
+  return { name: `SSE reader + assembly, ${(bytes.length / 1e6).toFixed(1)} MB in 1 KiB reads`, baseline: 'split + JSON.parse of the whole body', oursMs: ours, baselineMs: baseline };
+}
+
+async function benchAudit(): Promise<Row> {
+  const profile = loadProfile('default');
+  for (const m of profile.models) m.chunkDelayMs = 0;
+  const server = await startReferenceServer({ profile, apiKey: 'bench' });
+  try {
+    const options = resolveOptions({ baseUrl: server.url, concurrency: 8, retries: 0 }, {});
+    options.apiKey = 'bench';
+    let calls = 0;
+    const ours = await time(async () => {
+      calls = (await runAudit(options, PROBES)).report.calls;
+    }, 3);
+    // Baseline: the same number of plain chat requests through undici, 8 at a time, nothing judged.
+    const agent = new Agent({ connections: 32 });
+    const body = JSON.stringify({ model: 'ref-standard', messages: [{ role: 'user', content: 'Count from 1 to 12, separated by commas.' }] });
+    const baseline = await time(async () => {
+      let left = calls;
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (left-- > 0) {
+            const res = await request(`${server.url}/chat/completions`, { method: 'POST', body, headers: { authorization: 'Bearer bench', 'content-type': 'application/json' }, dispatcher: agent });
+            await res.body.text();
+          }
+        }),
+      );
+    }, 3);
+    await agent.close();
+    return { name: `full audit of the default profile (${calls} calls)`, baseline: 'the same number of bare undici requests', oursMs: ours, baselineMs: baseline };
+  } finally {
+    await server.close();
+  }
+}
+
+function bigReport(models: number): Report {
+  const probes = PROBES.map((p) => ({ id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: { requests: 1, maxTokens: 1 } }));
+  return {
+    schemaVersion: 1,
+    tool: { name: 'chatprobe', version: 'bench' },
+    target: { baseUrl: 'http://bench/v1', headerNames: [] },
+    startedAt: '2026-01-01T00:00:00Z',
+    finishedAt: '2026-01-01T00:01:00Z',
+    durationMs: 60_000,
+    interrupted: false,
+    options: { concurrency: 4, timeoutMs: 60_000, modelFilter: [], probeFilter: [], strict: false, requireAuth: false, samples: 4 },
+    models: Array.from({ length: models }, (_, i) => ({ id: `model-${i}`, listed: true })),
+    probes,
+    results: Array.from({ length: models }, (_, i) =>
+      probes.map((p) => ({
+        model: `model-${i}`,
+        probe: p.id,
+        kind: p.kind,
+        verdict: p.kind === 'capability' ? ('honoured' as const) : ('warn' as const),
+        outcome: 'passed' as const,
+        observed: 'expected X, got Y | with <markup> & ]]> in it',
+        evidence: ['c1', 'c2'],
+        findings: [],
+        durationMs: 5,
+      })),
+    ).flat(),
+    calls: models * 50,
+  };
+}
+
+async function benchWriters(): Promise<Row> {
+  const report = bigReport(100);
+  const ours = await time(() => {
+    renderJunit(report);
+    renderMatrix(report);
+  });
+  const baseline = await time(() => JSON.stringify(report, null, 2));
+  return { name: `junit.xml + matrix.md for 100 models × ${PROBES.length} probes`, baseline: 'JSON.stringify of the report', oursMs: ours, baselineMs: baseline };
+}
+
+const rows = [await benchSse(), await benchWriters(), await benchAudit()];
+const pad = (s: string, n: number) => s.padEnd(n);
+console.log(`${pad('benchmark', 62)} ${pad('ours', 10)} ${pad('baseline', 10)} ratio  (baseline)`);
+for (const r of rows) {
+  console.log(`${pad(r.name, 62)} ${pad(`${r.oursMs.toFixed(1)} ms`, 10)} ${pad(`${r.baselineMs.toFixed(1)} ms`, 10)} ${(r.oursMs / r.baselineMs).toFixed(2)}×  (${r.baseline})`);
+}
