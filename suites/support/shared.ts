@@ -28,10 +28,15 @@ export const USAGE_TWIN = defineShared({
   make: (ctx) => ctx.chat({ messages: [user(countingPrompt(5))] }),
 });
 
-/** --samples answers to an open prompt, sent one after another, with the given extra parameters. */
+/** --samples answers to an open prompt, sent one after another, with the given extra parameters; a
+ *  refusal ends the set at once (the rest would be refused too). */
 export async function sampleSet(ctx: ProbeContext, extra: Record<string, unknown>): Promise<Exchange[]> {
   const out: Exchange[] = [];
-  for (let i = 0; i < ctx.options.samples; i++) out.push(await ctx.chat({ messages: [user(RANDOM_WORD)], ...extra }));
+  for (let i = 0; i < ctx.options.samples; i++) {
+    const x = await ctx.chat({ messages: [user(RANDOM_WORD)], ...extra });
+    out.push(x);
+    if (!x.ok) break;
+  }
   return out;
 }
 
