@@ -51,6 +51,15 @@ export function retryDelay(x: Exchange, attempt: number, now = Date.now()): { wa
   return { waitMs };
 }
 
+/**
+ * --rpm as evenly spaced slots: a call starts at the later of now and the next free slot, and takes it.
+ * Calls in flight at once each get their own slot, so bursts are spread out too.
+ */
+export function nextSlot(now: number, free: number, rpm: number): { waitMs: number; next: number } {
+  const at = Math.max(now, free);
+  return { waitMs: at - now, next: at + 60_000 / rpm };
+}
+
 /** Sends calls, numbers them, retries rate limits, paces the run and keeps one trace record per attempt. */
 export class CallLog {
   readonly trace: CallRecord[] = [];
@@ -103,9 +112,9 @@ export class CallLog {
   private async pace(): Promise<void> {
     if (!this.policy.rpm) return;
     const now = Date.now();
-    const at = Math.max(now, this.nextSlot);
-    this.nextSlot = at + 60_000 / this.policy.rpm;
-    if (at > now) await sleep(at - now, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
+    const slot = nextSlot(now, this.nextSlot, this.policy.rpm);
+    this.nextSlot = slot.next;
+    if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
   }
 
   private async once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {

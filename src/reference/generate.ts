@@ -3,6 +3,21 @@ import { CITIES, hash, instanceOf, messageText, respondTo, seededRandom, tokeniz
 
 type Json = Record<string, unknown>;
 
+/**
+ * Unseeded sampling without luck: per model and prompt, the fractional parts of k·φ for k = 1, 2, 3 ….
+ * Any few draws close in sequence land far apart, so samples at temperature 1 always vary, and tests
+ * never depend on chance.
+ */
+export class Draws {
+  private readonly counts = new Map<string, number>();
+
+  next(key: string): number {
+    const k = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, k);
+    return (k * 0.6180339887498949) % 1;
+  }
+}
+
 export interface ToolCall {
   id: string;
   type: 'function';
@@ -31,7 +46,7 @@ export interface GeneratedChoice {
  * (temperature, top_p, seed), n, stop, the length limits, logprobs, the JSON response formats and tools.
  * `honoured` holds the request keys the profile honours; the others are dropped before this point.
  */
-export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quirks): GeneratedChoice[] {
+export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quirks, draws: Draws = new Draws()): GeneratedChoice[] {
   const has = (key: string) => honoured.has(key) && body[key] !== undefined && body[key] !== null;
   const messages = body.messages as { role?: unknown; content?: unknown }[];
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
@@ -41,7 +56,7 @@ export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quir
   const topP = has('top_p') ? Number(body.top_p) : 1;
   const sampler: Sampler = {
     greedy: (temperature === 0 && !quirks.randomAtZero) || topP < 0.1,
-    random: has('seed') ? seededRandom(Number(body.seed)) : Math.random,
+    random: has('seed') ? seededRandom(Number(body.seed)) : () => draws.next(`${String(body.model)}\u0000${prompt}`),
   };
   const n = has('n') && Number.isInteger(body.n) ? Math.max(1, Math.min(Number(body.n), 8)) : 1;
   const choices: GeneratedChoice[] = [];

@@ -112,8 +112,9 @@ export const ProfileModel = z.object({
       times: z.number().int().min(1).optional(),
     })
     .optional(),
-  /** Milliseconds between streamed chunks. */
-  chunkDelayMs: z.number().min(0).max(1000).default(2),
+  /** Milliseconds between streamed chunks: long enough that a busy client does not read them as one
+   *  burst (streaming.buffered would call that buffering). */
+  chunkDelayMs: z.number().min(0).max(1000).default(5),
   /** The verdict each probe should give for this model (target-scope probes: see Profile.expect). */
   expect: z.record(z.string(), Verdict).default({}),
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
 import type { Behaviour, Profile, ProfileModel } from './profile.js';
-import { generate } from './generate.js';
+import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
 import { countPromptTokens } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
@@ -40,6 +40,7 @@ interface Call {
   token: string;
   /** Failed requests so far per model, for failures limited to the first few. */
   failures: Map<string, number>;
+  draws: Draws;
 }
 
 type Json = Record<string, unknown>;
@@ -185,7 +186,7 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   if ('refusal' in seen) return seen.refusal;
   const messages = seen.messages;
   const q = model.quirks;
-  const choices = generate({ ...body, messages }, honoured, q);
+  const choices = generate({ ...body, messages }, honoured, q, c.draws);
   // The key goes into prose answers only: JSON answers must stay JSON.
   if (c.profile.server.echoKey && c.token && body.response_format === undefined) {
     const first = choices[0]!;
@@ -263,9 +264,10 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   let current = options.profile;
   const received: ReferenceServer['received'] = [];
   const failures = new Map<string, number>();
+  const draws = new Draws();
   const server = createServer((req, res) => {
     received.push({ method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! });
-    const c: Call = { req, res, profile: current, token: '', failures };
+    const c: Call = { req, res, profile: current, token: '', failures, draws };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };

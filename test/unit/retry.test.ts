@@ -31,3 +31,16 @@ describe('retryDelay', () => {
     expect(retryDelay(x(400, {}), 0)).toBeUndefined();
   });
 });
+
+describe('nextSlot (--rpm)', () => {
+  it('spaces starts 60/N seconds apart, bursts included, and lets a late call start at once', async () => {
+    const { nextSlot } = await import('../../src/engine/calls.js');
+    // 600 a minute: one every 100 ms. Three calls asked for at the same moment.
+    const a = nextSlot(1000, 0, 600);
+    const b = nextSlot(1000, a.next, 600);
+    const c = nextSlot(1000, b.next, 600);
+    expect([a.waitMs, b.waitMs, c.waitMs]).toEqual([0, 100, 200]);
+    // A call long after the last slot waits for nothing.
+    expect(nextSlot(5000, c.next, 600)).toEqual({ waitMs: 0, next: 5100 });
+  });
+});
