@@ -40,7 +40,8 @@ export function diagnose(x: Diagnosable): Cause | undefined {
   if (status === 402) return 'quota';
   if ((status === 403 || status === 429) && QUOTA_WORDING.test(words)) return 'quota';
   if (status === 403 && KEY_WORDING.test(words) && !GROUP_WORDING.test(words)) return 'auth';
-  if ((status === 403 || status === 404 || status === 503) && GROUP_WORDING.test(words)) return 'model_not_in_group';
+  // A 404 is the model's only when it says so: a bare "404 page not found" is a wrong path, not a group.
+  if ((status === 403 || status === 503 || (status === 404 && /model/i.test(words))) && GROUP_WORDING.test(words)) return 'model_not_in_group';
   if (status === 429) return 'rate_limited';
   if (status >= 500) return 'upstream';
   if (status === 403) return 'auth';

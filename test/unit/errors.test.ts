@@ -51,6 +51,11 @@ describe('diagnose', () => {
     expect(d(502, 'upstream error: do request failed', 'do_request_failed')).toBe('upstream');
   });
 
+  it('does not blame the group for a 404 that is about the path', () => {
+    expect(d(404, '404 page not found')).toBeUndefined();
+    expect(d(404, 'Not Found')).toBeUndefined();
+  });
+
   it('leaves client errors attributable to the request', () => {
     expect(d(400, "Unsupported parameter: 'max_tokens'")).toBeUndefined();
     expect(d(422, 'extra_forbidden')).toBeUndefined();
