@@ -13,7 +13,7 @@ import type { Report } from '../report/model.js';
 import { summarise } from '../report/summary.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
 import type { Redactor } from '../http/redact.js';
-import { writeReports } from '../report/write.js';
+import { ensureDir, writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
@@ -62,6 +62,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       const plan = await planAudit(options, PROBES);
       out(redact(options.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlan(plan)));
       return EXIT.ok;
+    }
+    // A folder that cannot be written fails before a single request is paid for.
+    try {
+      await ensureDir(options.out);
+    } catch (e) {
+      throw new CannotTestError(`cannot create the output folder ${options.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'pass a writable --out');
     }
     const run = await runAudit(
       options,

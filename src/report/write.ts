@@ -1,5 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Redactor } from '../http/redact.js';
 import type { CallRecord, Report } from './model.js';
 import { renderJson } from './writers/json.js';
@@ -8,6 +9,28 @@ import { renderMatrix } from './writers/markdown.js';
 import { renderTrace } from './writers/trace.js';
 
 export const REPORT_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl'] as const;
+
+/**
+ * mkdir -p, one level at a time: Node's recursive mkdir can spin forever where a parent refuses new
+ * entries (/proc), and a plain mkdir answers at once.
+ */
+export async function ensureDir(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  while (!existsSync(at)) {
+    missing.unshift(at);
+    const parent = dirname(at);
+    if (parent === at) break;
+    at = parent;
+  }
+  for (const level of missing) {
+    try {
+      await mkdir(level);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
 
 export interface WriteOutcome {
   written: string[];
@@ -20,7 +43,7 @@ export interface WriteOutcome {
  * written whole (temp file, then rename) so a reader never sees half a report.
  */
 export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, redact: Redactor): Promise<WriteOutcome> {
-  await mkdir(dir, { recursive: true });
+  await ensureDir(dir);
   const writers: [string, () => string][] = [
     ['report.json', () => renderJson(report)],
     ['junit.xml', () => renderJunit(report)],

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
@@ -95,6 +95,16 @@ describe('chatprobe CLI', () => {
     expect(run.stderr).toContain('HTML page');
     expect(run.stderr).toContain('base URL looks wrong');
     expect(run.stderr).toContain('does not end in /v1');
+  });
+
+  it('exits 2 before sending anything when --out cannot be created', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'file'), 'not a folder');
+    const before = server.received.length;
+    const run = await runCli(['--base-url', server.url, '--out', join(dir, 'file', 'reports')], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('cannot create the output folder');
+    expect(server.received.length).toBe(before);
   });
 
   it('exits 2 on 401 from /models with the token advice', async () => {
