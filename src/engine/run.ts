@@ -132,6 +132,8 @@ export async function runAudit(
         state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
         if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
         if (!smoke.ok) state.entry.smoke.message = describeFailure(smoke).slice(0, 300);
+        // A smoke call cut short by Ctrl-C says nothing about the model: leave its row out.
+        if (signal?.aborted) return state;
         if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
           state.entry.cause = smoke.cause;
           state.entry.advice = ADVICE[smoke.cause];
@@ -208,6 +210,7 @@ export async function runAudit(
     const tasks: Promise<void>[] = [];
     if (host) for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
     for (const state of states) {
+      if (signal?.aborted) break;
       for (const p of modelProbes) {
         if (state.stopped) {
           const evidence = state.smoke ? [state.smoke.callId] : [];
