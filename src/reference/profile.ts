@@ -83,6 +83,8 @@ export const Quirks = z.object({
   fixedAnswer: z.string().optional(),
   /** Stream even when the request has no stream field. */
   streamByDefault: z.boolean().default(false),
+  /** Call every tool it is given, needed or not, as some small models do. */
+  alwaysCallTools: z.boolean().default(false),
   /** Sample even at temperature 0, as some batched or MoE deployments effectively do. */
   randomAtZero: z.boolean().default(false),
   stream: StreamQuirks.default(StreamQuirks.parse({})),

@@ -1,25 +1,30 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { honoured, ignored, refusal } from '../../src/engine/verdicts.js';
-import { user, WEATHER_TOOL } from '../support/prompts.js';
+import { honoured, ignored, inconclusive, refusal } from '../../src/engine/verdicts.js';
 import { unreadable } from '../support/params.js';
-import { describeCalls, toolCallsOf, WEATHER_CALL } from '../support/tools.js';
+import { TIME_TOOL, user, WEATHER_TOOL } from '../support/prompts.js';
+import { describeCalls, toolCallsOf, TOOLS_UNNEEDED } from '../support/tools.js';
 
 export default defineProbe({
   id: 'parameters.tool_choice.required',
   area: 'parameters',
   kind: 'capability',
   requirement: 'tool_choice "required" forces a tool call even when the prompt needs none.',
-  verdicts: ['honoured', 'ignored', 'rejected'],
-  cost: { requests: 1, maxTokens: 20, shared: [WEATHER_CALL] },
+  verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: 20, shared: [TOOLS_UNNEEDED] },
   async run(ctx) {
-    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'required' });
-    // The control is the same tools request without this parameter: a refusal of the tools themselves
-    // is not a refusal of tool_choice.
-    if (!x.ok) return refusal(x, await ctx.shared(WEATHER_CALL), 'tool_choice "required"', 'tool_choice');
+    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' });
+    // The control is the same tools request without tool_choice: a refusal of the tools themselves is
+    // not a refusal of tool_choice.
+    if (!x.ok) return refusal(x, await ctx.shared(TOOLS_UNNEEDED), 'tool_choice "required"', 'tool_choice');
     const none = unreadable(x);
     if (none) return none;
     const { calls, finishReason } = toolCallsOf(x);
     const seen = describeCalls(calls, finishReason);
-    return calls.length > 0 ? honoured(`expected a tool call for a prompt that needs none; got ${seen}`) : ignored(`expected a forced tool call, got ${seen}`);
+    if (calls.length === 0) return ignored(`expected a forced tool call, got ${seen}`);
+    const free = await ctx.shared(TOOLS_UNNEEDED);
+    if (!free.ok || toolCallsOf(free).calls.length > 0) {
+      return inconclusive(`a tool call with tool_choice "required" (${seen}), but the model ${free.ok ? 'calls a tool without it too' : `got HTTP ${free.status} without it`}`);
+    }
+    return honoured(`expected a tool call where the model otherwise makes none; got ${seen}`);
   },
 });

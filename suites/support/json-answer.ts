@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared } from '../../src/engine/probe.js';
 import { contentOf } from './params.js';
-import { PROSE_PROMPT, SCHEMA_PROMPT, user } from './prompts.js';
+import { PROSE_PROMPT, user } from './prompts.js';
 
 /** How an answer's content relates to JSON: bare JSON, JSON in a Markdown fence, or prose. */
 export function readJson(content: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
@@ -12,9 +12,8 @@ export function readJson(content: string): { kind: 'json'; value: unknown } | { 
   }
 }
 
-/** The same prompts without response_format: if they already answer JSON, a format's effect cannot show. */
+/** The same prompt without response_format: if it already answers JSON, a format's effect cannot show. */
 export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: 20 }, make: (ctx) => ctx.chat({ messages: [user(PROSE_PROMPT)] }) });
-export const SCHEMA_BASELINE = defineShared({ key: 'chat.schema_prose', cost: { requests: 1, maxTokens: 20 }, make: (ctx) => ctx.chat({ messages: [user(SCHEMA_PROMPT)] }) });
 
 export function describeAnswer(x: Exchange): string {
   const c = contentOf(x);

@@ -11,12 +11,10 @@ export function countingPrompt(to: number): string {
 /** An open prompt: many right answers, so sampling shows as variety. */
 export const RANDOM_WORD = 'Write one random English noun. Reply with that word only.';
 
-/** Invites prose; names JSON only because OpenAI refuses json_object when no message mentions it. */
+/** Invites prose about exactly the facts SKY_SCHEMA asks for; names JSON only because OpenAI refuses
+ *  json_object when no message mentions it. One prompt for both JSON probes, so one baseline serves both. */
 export const PROSE_PROMPT =
-  'In one short sentence, what colour is the sky on a clear day? (If you reply in JSON, put the sentence under the key "text".)';
-
-/** Invites prose about exactly the facts the schema asks for. */
-export const SCHEMA_PROMPT = 'In one short sentence, tell me what colour the sky is on a clear day and how many moons the Earth has.';
+  'In one short sentence, tell me what colour the sky is on a clear day and how many moons the Earth has. (If you reply in JSON, use the keys "colour" and "moons".)';
 
 export const SKY_SCHEMA = {
   type: 'object',

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { readChoices } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
-import { defineShared } from '../../src/engine/probe.js';
+import { defineShared, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { TIME_TOOL, user, WEATHER_PROMPT, WEATHER_TOOL } from './prompts.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -49,4 +49,12 @@ export const WEATHER_CALL = defineShared({
   key: 'chat.weather_tool',
   cost: { requests: 1, maxTokens: 20 },
   make: (ctx) => ctx.chat({ messages: [user(WEATHER_PROMPT)], tools: [WEATHER_TOOL] }),
+});
+
+/** A prompt that needs no tool, with both tools and no tool_choice: forcing a call proves nothing if the
+ *  model calls a tool here anyway (some small models call whatever tool they are given). */
+export const TOOLS_UNNEEDED = defineShared({
+  key: 'chat.tools_unneeded',
+  cost: { requests: 1, maxTokens: 20 },
+  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL] }),
 });
