@@ -18,7 +18,6 @@ const INTERRUPTED: HttpResponse = {
   chunks: [],
   bytes: 0,
   truncated: false,
-  headersMs: undefined,
   durationMs: 0,
   transport: { code: 'network', message: 'interrupted' },
 };

@@ -55,13 +55,32 @@ export interface PlanSummary {
   total: { requests: number; maxTokens: number };
 }
 
+/** The connection an audit (or a dry run) talks through: client, redaction, and the call log. */
+function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: HttpClient; redact: Redactor; log: CallLog } {
+  const redact = createRedactor([options.apiKey, ...options.secrets]);
+  const client = new HttpClient({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    headers: options.headers,
+    timeoutMs: options.timeoutMs,
+    redact,
+    ...(signal ? { signal } : {}),
+  });
+  const log = new CallLog(client, redact, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
+  return { client, redact, log };
+}
+
+/** GET /models and the plan it allows: the first thing every run does. */
+async function discover(log: CallLog, options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<{ listing: Exchange; plan: Plan }> {
+  const listing = await log.send({ method: 'GET', path: '/models' }, 'discovery', undefined);
+  return { listing, plan: makePlan(readModelList(listing, options.baseUrl), probes, options) };
+}
+
 /** --dry-run: GET /models, the plan and its cost; nothing else is sent. */
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
-  const redact = createRedactor([options.apiKey, ...options.secrets]);
-  const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, redact });
+  const { client, redact, log } = openSession(options);
   try {
-    const listing = await new CallLog(client, redact, undefined).send({ method: 'GET', path: '/models' }, 'discovery', undefined);
-    const plan = makePlan(readModelList(listing, options.baseUrl), probes, options);
+    const { plan } = await discover(log, options, probes);
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const areas = [...new Set(modelProbes.map((p) => p.area))];
     const perArea = areas.map((area) => {
@@ -94,20 +113,9 @@ export async function runAudit(
   const t0 = performance.now();
   // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
   const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline) : undefined;
-  const redact = createRedactor([options.apiKey, ...options.secrets]);
-  const client = new HttpClient({
-    baseUrl: options.baseUrl,
-    apiKey: options.apiKey,
-    headers: options.headers,
-    timeoutMs: options.timeoutMs,
-    redact,
-    ...(signal ? { signal } : {}),
-  });
-  const log = new CallLog(client, redact, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
+  const { client, redact, log } = openSession(options, signal);
   try {
-    const listing = await log.send({ method: 'GET', path: '/models' }, 'discovery', undefined);
-    const listed = readModelList(listing, options.baseUrl);
-    const fullPlan = makePlan(listed, probes, options);
+    const { listing, plan: fullPlan } = await discover(log, options, probes);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     hooks.onPlan?.(plan.models, plan.probes);
     const limit = pLimit(options.concurrency);

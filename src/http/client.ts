@@ -35,8 +35,6 @@ export interface HttpResponse {
   bytes: number;
   /** The body passed the cap and was cut there: a finding, never an out-of-memory. */
   truncated: boolean;
-  /** Milliseconds until the response headers arrived. */
-  headersMs: number | undefined;
   durationMs: number;
   transport?: TransportFailure;
 }
@@ -95,7 +93,6 @@ export class HttpClient {
     let truncated = false;
     let status: number | undefined;
     let responseHeaders: Record<string, string> = {};
-    let headersMs: number | undefined;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
     try {
@@ -109,7 +106,6 @@ export class HttpClient {
         bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
       });
       status = res.statusCode;
-      headersMs = elapsed();
       responseHeaders = flattenHeaders(res.headers);
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         const room = maxBody - bytes;
@@ -123,7 +119,7 @@ export class HttpClient {
         chunks.push({ at: elapsed(), bytes: chunk });
         bytes += chunk.length;
       }
-      return { status, headers: responseHeaders, chunks, bytes, truncated, headersMs, durationMs: elapsed() };
+      return { status, headers: responseHeaders, chunks, bytes, truncated, durationMs: elapsed() };
     } catch (err) {
       return {
         status,
@@ -131,7 +127,6 @@ export class HttpClient {
         chunks,
         bytes,
         truncated,
-        headersMs,
         durationMs: elapsed(),
         transport: describeTransportFailure(err, this.options.redact),
       };

@@ -75,7 +75,7 @@ function oneChoice(
   const reasoning = has('reasoning_effort') ? `Thinking with ${String(body.reasoning_effort)} effort.` : undefined;
   // Once a tool has answered, the model answers in words.
   const answered = (body.messages as { role?: unknown }[]).at(-1)?.role === 'tool';
-  const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index, quirks.alwaysCallTools) : [];
+  const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index, quirks) : [];
   if (toolCalls.length > 0) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
   let text = quirks.fixedAnswer ?? respondTo(body.messages as { role?: unknown; content?: unknown }[], sampler);
   const format = has('response_format') ? (body.response_format as { type?: unknown; json_schema?: { schema?: unknown } }) : undefined;
@@ -102,18 +102,19 @@ interface ToolDef {
 }
 
 /** Which tools the pseudo-model calls: as tool_choice demands, else the tools the prompt asks for. */
-function callTools(body: Json, has: (key: string) => boolean, prompt: string, index: number, always: boolean): ToolCall[] {
+function callTools(body: Json, has: (key: string) => boolean, prompt: string, index: number, quirks: Quirks): ToolCall[] {
   const tools = (Array.isArray(body.tools) ? body.tools : []) as ToolDef[];
   const named = (name: unknown) => tools.find((t) => t.function?.name === name);
   const choice = has('tool_choice') ? body.tool_choice : 'auto';
   if (choice === 'none') return [];
+  if (quirks.callsOnlyWhenForced && (choice === 'auto' || choice === undefined)) return [];
   let chosen: ToolDef[];
   if (typeof choice === 'object' && choice !== null) {
     const t = named((choice as { function?: { name?: unknown } }).function?.name);
     chosen = t ? [t] : [];
   } else {
     const wanted = tools.filter((t) => typeof t.function?.name === 'string' && prompt.includes(t.function.name));
-    chosen = wanted.length > 0 ? wanted : always ? tools : choice === 'required' ? tools.slice(0, 1) : [];
+    chosen = wanted.length > 0 ? wanted : quirks.alwaysCallTools ? tools : choice === 'required' ? tools.slice(0, 1) : [];
   }
   const calls: ToolCall[] = [];
   for (const tool of chosen) {

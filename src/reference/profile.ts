@@ -85,6 +85,8 @@ export const Quirks = z.object({
   streamByDefault: z.boolean().default(false),
   /** Call every tool it is given, needed or not, as some small models do. */
   alwaysCallTools: z.boolean().default(false),
+  /** See the tools but call one only when tool_choice forces it. */
+  callsOnlyWhenForced: z.boolean().default(false),
   /** Sample even at temperature 0, as some batched or MoE deployments effectively do. */
   randomAtZero: z.boolean().default(false),
   stream: StreamQuirks.default(StreamQuirks.parse({})),

@@ -8,8 +8,6 @@ import { renderJunit } from './writers/junit.js';
 import { renderMatrix } from './writers/markdown.js';
 import { renderTrace } from './writers/trace.js';
 
-export const REPORT_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl'] as const;
-
 /**
  * mkdir -p, one level at a time: Node's recursive mkdir can spin forever where a parent refuses new
  * entries (/proc), and a plain mkdir answers at once.

@@ -1,8 +1,7 @@
-import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
+import { defineProbe } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal } from '../../src/engine/verdicts.js';
 import { unreadable } from '../support/params.js';
-import { TIME_TOOL, user, WEATHER_TOOL } from '../support/prompts.js';
-import { describeCalls, toolCallsOf, TOOLS_UNNEEDED } from '../support/tools.js';
+import { describeCalls, FORCED_CALL, toolCallsOf, TOOLS_UNNEEDED } from '../support/tools.js';
 
 export default defineProbe({
   id: 'parameters.tool_choice.required',
@@ -10,9 +9,9 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'tool_choice "required" forces a tool call even when the prompt needs none.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: 20, shared: [TOOLS_UNNEEDED] },
+  cost: { requests: 0, maxTokens: 0, shared: [FORCED_CALL, TOOLS_UNNEEDED] },
   async run(ctx) {
-    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' });
+    const x = await ctx.shared(FORCED_CALL);
     // The control is the same tools request without tool_choice: a refusal of the tools themselves is
     // not a refusal of tool_choice.
     if (!x.ok) return refusal(x, await ctx.shared(TOOLS_UNNEEDED), 'tool_choice "required"', 'tool_choice');

@@ -58,3 +58,11 @@ export const TOOLS_UNNEEDED = defineShared({
   cost: { requests: 1, maxTokens: 20 },
   make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL] }),
 });
+
+/** The prompt that needs no tool, with tool_choice "required": tool_choice.required judges it, and
+ *  parameters.tools reads it to tell tools dropped on the way from a model that chose not to call. */
+export const FORCED_CALL = defineShared({
+  key: 'chat.tool_required',
+  cost: { requests: 1, maxTokens: 20 },
+  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }),
+});
