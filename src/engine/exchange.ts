@@ -38,6 +38,8 @@ export interface Exchange {
   errorShape: ErrorShape | undefined;
   /** Why the call failed, when the failure is not attributable to the request (auth, quota, 5xx, …). */
   cause: Cause | undefined;
+  /** For a probe request answered with a 5xx and sent once more: what the first try got. */
+  firstTry?: { status: number | undefined; message: string | undefined };
 }
 
 export interface StreamExchange extends Exchange {

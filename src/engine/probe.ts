@@ -5,6 +5,12 @@ import type { Exchange, StreamExchange } from './exchange.js';
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
 export const SMOKE_PROMPT = 'Reply with the single word OK.';
 
+/**
+ * The limit of the smoke call's second try, sent when the first (uncapped) try did not end within
+ * --timeout: a model that never stops on its own is then audited with limits instead of abandoned.
+ */
+export const SMOKE_RETRY_LIMIT = 16;
+
 export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles';
 
 export interface BaseCost {
@@ -12,8 +18,8 @@ export interface BaseCost {
   requests: number;
   /** Sum of the token limits sent; a request without a limit counts its prompt's expected answer. */
   maxTokens: number;
-  /** Sample sets sent (each of --samples requests), and the tokens of one sample. */
-  sampled?: { sets: number; maxTokens: number };
+  /** Sample sets sent (each of --samples requests, growing by up to SAMPLE_GROWTH[role]), and the tokens of one sample. */
+  sampled?: { sets: number; maxTokens: number; role?: keyof typeof SAMPLE_GROWTH };
 }
 
 export interface ProbeCost extends BaseCost {
@@ -35,10 +41,20 @@ export function defineShared<T>(s: SharedExchange<T>): SharedExchange<T> {
   return Object.freeze(s);
 }
 
-/** Requests and token limits of one cost at a given --samples. */
+/**
+ * Samples a set may grow by beyond --samples while its evidence is undecided (verdict contract, rule 6):
+ * a baseline (the samples without the parameter, shared by the probes that compare with it) by two, a set
+ * with the parameter by one. Simulation in test/unit/sampling.test.ts shows what these bounds buy.
+ */
+export const SAMPLE_GROWTH = { baseline: 2, set: 1 } as const;
+
+/** The most samples one set holds at a given --samples. */
+export const maxSamples = (samples: number, role: keyof typeof SAMPLE_GROWTH): number => samples + SAMPLE_GROWTH[role];
+
+/** Requests and token limits of one cost at a given --samples, each sample set at its largest. */
 export function resolveCost(c: BaseCost, samples: number): { requests: number; maxTokens: number } {
-  const sets = c.sampled?.sets ?? 0;
-  return { requests: c.requests + sets * samples, maxTokens: c.maxTokens + sets * samples * (c.sampled?.maxTokens ?? 0) };
+  const n = (c.sampled?.sets ?? 0) * maxSamples(samples, c.sampled?.role ?? 'set');
+  return { requests: c.requests + n, maxTokens: c.maxTokens + n * (c.sampled?.maxTokens ?? 0) };
 }
 
 /** What a set of probes costs one model, each shared exchange counted once (the smoke call not included). */
@@ -74,14 +90,29 @@ export interface ProbeOptions {
   hasKey: boolean;
 }
 
+/** How a probe request is sent. */
+export interface ChatOptions {
+  /**
+   * Send the output limit under the key the body names, even where the model refuses it: for the probes
+   * of the limit keys themselves. Otherwise a `max_tokens` the model refuses (reasoning models) is sent
+   * as `max_completion_tokens` from then on.
+   */
+  raw?: boolean;
+}
+
 export interface ProbeContext {
   /** The model under test; for target-scope probes, a model the smoke calls found callable. */
   readonly model: string;
   readonly options: ProbeOptions;
-  /** POST /chat/completions with `model` set, not streamed (the body's own `stream` is kept if given). */
-  chat(body: ChatBody): Promise<Exchange>;
-  /** POST /chat/completions with `stream: true`, read as server-sent events. */
-  stream(body: ChatBody): Promise<StreamExchange>;
+  /**
+   * POST /chat/completions with `model` set, not streamed (the body's own `stream` is kept if given).
+   * The body must carry an output limit (`max_tokens` or `max_completion_tokens`): a model that never
+   * stops on its own must not stall the audit (verdict contract, rule 7). A 5xx is sent once more, so a
+   * refusal can be told from a flaky channel (rule 8); the exchange keeps what the first try got.
+   */
+  chat(body: ChatBody, options?: ChatOptions): Promise<Exchange>;
+  /** POST /chat/completions with `stream: true`, read as server-sent events; limited and retried like chat(). */
+  stream(body: ChatBody, options?: ChatOptions): Promise<StreamExchange>;
   /** Any request, sent as it is (auth and malformed-input probes). */
   send(req: HttpRequest): Promise<Exchange>;
   /**
@@ -89,6 +120,11 @@ export interface ProbeContext {
    * A parameter is "rejected" only when this succeeded and the same request with the parameter did not.
    */
   control(): Exchange;
+  /**
+   * The smoke call's first, uncapped try when it did not end within --timeout and a capped second try
+   * answered (then control() is that second try): the model does not stop on its own.
+   */
+  runaway(): Exchange | undefined;
   /** The GET /models exchange of discovery. */
   listing(): Exchange;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */

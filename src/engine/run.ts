@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { HttpClient, type HttpRequest } from '../http/client.js';
+import { HttpClient } from '../http/client.js';
 import { createRedactor, type Redactor } from '../http/redact.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
@@ -12,8 +12,9 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
-import { costOfProbes, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
+import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
+import { assertLimited, ModelCaller } from './requests.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -41,6 +42,7 @@ interface ModelState {
   stopped: ProbeVerdict | undefined;
   shared: Map<string, { value: Promise<unknown>; calls: string[] }>;
   streams: StreamExchange[];
+  caller: ModelCaller;
 }
 
 export interface PlanSummary {
@@ -121,10 +123,12 @@ export async function runAudit(
     const limit = pLimit(options.concurrency);
 
     // Phase 1: one smoke call per model. It decides whether the row is probed, and it is the control
-    // every "rejected" verdict is compared with. No max_tokens: reasoning models reject it.
+    // every "rejected" verdict is compared with. No output limit on its first try: it is the plain
+    // request, and it shows whether the model stops on its own (ModelCaller.smoke).
     const states = await Promise.all(
       plan.models.map(async (m): Promise<ModelState> => {
-        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: [] };
+        const caller = new ModelCaller(log, m.id);
+        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: [], caller };
         if (m.entry?.ownedBy) state.entry.ownedBy = m.entry.ownedBy;
         if (m.entry?.declared) state.entry.declared = m.entry.declared;
         if (!m.call) {
@@ -133,11 +137,10 @@ export async function runAudit(
           state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
           return state;
         }
-        const smoke = await limit(() =>
-          log.send({ method: 'POST', path: '/chat/completions', body: { model: m.id, messages: [{ role: 'user', content: SMOKE_PROMPT }] } }, 'smoke', m.id),
-        );
+        const smoke = await limit(() => caller.smoke(signal));
         state.smoke = smoke;
         state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
+        if (caller.runaway) state.entry.smoke.runaway = true;
         if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
         if (!smoke.ok) state.entry.smoke.message = describeFailure(smoke).slice(0, 300);
         // A smoke call cut short by Ctrl-C says nothing about the model: leave its row out.
@@ -172,18 +175,21 @@ export async function runAudit(
         evidence.push(...x.attempts);
         return x;
       };
-      const chat = (body: ChatBody): HttpRequest => ({ method: 'POST', path: '/chat/completions', body: { model, ...body } });
       return {
         model,
         options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
-        chat: async (body) => track(await log.send(chat(body), p.id, model)),
-        stream: async (body) => {
-          const x = track(await log.stream(chat({ ...body, stream: true }), p.id, model));
+        chat: async (body, opts) => track(await state.caller.chat(body, p.id, opts)),
+        stream: async (body, opts) => {
+          const x = track(await state.caller.stream(body, p.id, opts));
           if (x.assembled) state.streams.push(x);
           return x;
         },
-        send: async (req) => track(await log.send(req, p.id, model)),
+        send: async (req) => {
+          assertLimited(req, p.id);
+          return track(await log.send(req, p.id, model));
+        },
         control: () => track(state.smoke!),
+        runaway: () => (state.caller.runaway ? track(state.caller.runaway) : undefined),
         listing: () => track(listing),
         shared: async <T>(s: SharedExchange<T>) => {
           let entry = state.shared.get(s.key);

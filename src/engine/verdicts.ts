@@ -2,6 +2,8 @@ import { ADVICE } from './diagnose.js';
 import type { Exchange } from './exchange.js';
 import type { ProbeVerdict } from './probe.js';
 import type { Cause, Finding } from '../report/model.js';
+import { errorIn2xx, readChoices } from '../spec/completion.js';
+import { isObject } from '../spec/stream.js';
 
 export const honoured = (observed: string): ProbeVerdict => ({ verdict: 'honoured', observed });
 export const ignored = (observed: string): ProbeVerdict => ({ verdict: 'ignored', observed });
@@ -22,26 +24,92 @@ export function describeFailure(x: Exchange): string {
   return `HTTP ${x.status}${msg}`;
 }
 
+/** The keys of the output limit every probe request carries (DESIGN: cheap and explicit). */
+export const LIMIT_KEYS = ['max_tokens', 'max_completion_tokens'] as const;
+
 /**
- * The verdict for a capability request that did not succeed. A refusal counts as `rejected` only when it is
- * a client error and the same request without the feature (the control) succeeded; causes outside the
- * request (5xx, rate limits, quota, timeouts) are errors, never rejections. A refusal is clean when it comes
- * in the OpenAI envelope and names the parameter (in `param` or the message), dirty otherwise.
+ * Whether `word` appears in `text` as a whole word: "n" is not named by "not supported", nor "name" by
+ * "model_name" (verdict contract, rule 10).
  */
-export function refusal(x: Exchange, control: Exchange, feature: string, param?: string): ProbeVerdict {
-  if (x.cause) return errored(x.cause, x, `expected an answer with ${feature}, got ${describeFailure(x)}`);
-  if (!control.ok) {
-    return inconclusive(`the request with ${feature} failed (${describeFailure(x)}), but so did the same request without it (${describeFailure(control)})`);
+export function mentions(text: string | undefined, word: string): boolean {
+  if (!text) return false;
+  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'i').test(text);
+}
+
+/** Whether a refusal names one of `names`: in `error.param` (or a path inside it), or as a whole word of its message. */
+export function namesAny(x: Exchange, names: readonly string[]): boolean {
+  const param = x.errorParam;
+  return names.some(
+    (n) => param === n || (param?.startsWith(`${n}[`) ?? false) || (param?.startsWith(`${n}.`) ?? false) || mentions(x.errorMessage, n) || mentions(x.firstTry?.message, n),
+  );
+}
+
+/**
+ * Why a 2xx is not a readable answer, or undefined when it is one (verdict contract, rule 3): JSON with a
+ * first choice, no error member, and content (or, with `toolCalls`, tool calls). A 200 carrying an error
+ * body, no choice or an empty content shows nothing about any feature.
+ */
+export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_calls' | 'choice' = 'content'): string | undefined {
+  if (!x.ok) return describeFailure(x);
+  if (x.json === undefined) return `HTTP ${x.status} with a ${x.contentType || 'untyped'} body that is not JSON`;
+  const error = errorIn2xx(x.json);
+  if (error) return `HTTP ${x.status} with an error body${x.errorMessage || errorText(x.json) ? `: ${errorText(x.json)}` : ''} (${error})`;
+  const choice = readChoices(x.json)[0];
+  if (!choice) return `HTTP ${x.status} with JSON but no choice`;
+  if (accept === 'choice') return undefined;
+  const hasContent = (choice.content ?? '').trim() !== '';
+  if (hasContent || (accept === 'content_or_tool_calls' && choice.toolCalls.length > 0)) return undefined;
+  const where = choice.reasoning ? ' (the text went to a reasoning field)' : choice.finishReason === 'length' ? ' (cut by the output limit before any content)' : '';
+  return `HTTP ${x.status} with an empty content${where}`;
+}
+
+function errorText(json: unknown): string {
+  const e = isObject(json) ? json.error : undefined;
+  const message = isObject(e) ? e.message : e;
+  return typeof message === 'string' ? JSON.stringify(message.slice(0, 120)) : '';
+}
+
+/** An exchange that is no readable answer, as an `inconclusive` verdict (never `ignored`); else undefined. */
+export function unreadable(x: Exchange, accept: Parameters<typeof answerProblem>[1] = 'content', what = 'no answer to judge'): ProbeVerdict | undefined {
+  const problem = answerProblem(x, accept);
+  if (!problem) return undefined;
+  const v = inconclusive(`${problem}: ${what}`);
+  if (x.ok && errorIn2xx(x.json)) v.findings = [warn('error_in_2xx', `an error in a 2xx: ${problem}`)];
+  return v;
+}
+
+/**
+ * The verdict for a capability request that did not succeed (verdict contract, rules 8 and 10). `rejected`
+ * needs a refusal the feature explains while the same request without it (the control) got a readable
+ * answer: a 4xx, or a 5xx that came back on a second try and whose error names the feature (llama.cpp's
+ * 500 for an image without a vision projector), which is a dirty refusal and a conformance finding.
+ * Other causes (5xx, rate limits, quota, timeouts) are errors. A refusal of the output limit chatprobe adds
+ * to every request says nothing about the feature. A refusal is clean when it comes in the OpenAI
+ * envelope and names the feature (in `param`, or as a whole word of the message), dirty otherwise.
+ */
+export function refusal(x: Exchange, control: Exchange, feature: string, names: string | readonly string[]): ProbeVerdict {
+  const words = typeof names === 'string' ? [names] : names;
+  const names5xx = x.status !== undefined && x.status >= 500 && !x.transport && x.firstTry?.status !== undefined && x.firstTry.status >= 500 && namesAny(x, words);
+  if (x.cause && !names5xx) return errored(x.cause, x, `expected an answer with ${feature}, got ${describeFailure(x)}`);
+  const controlProblem = answerProblem(control, 'content_or_tool_calls');
+  if (controlProblem) {
+    return inconclusive(`the request with ${feature} failed (${describeFailure(x)}), but the same request without it got no answer either (${controlProblem})`);
   }
-  const name = param ?? feature;
-  const names = x.errorParam === name || (x.errorParam?.startsWith(`${name}[`) ?? false) || (x.errorMessage?.includes(name) ?? false);
-  const clean = x.errorShape === 'openai' && names;
-  const how = clean ? 'clean refusal' : x.errorShape === 'openai' ? 'refusal that does not name the parameter' : `dirty refusal: ${x.errorShape} body`;
-  const v: ProbeVerdict = {
-    verdict: 'rejected',
-    observed: `expected ${feature} to be accepted, got ${describeFailure(x)} (${how})`,
-    findings: [{ severity: clean ? 'info' : 'warn', code: clean ? 'clean_refusal' : 'dirty_refusal', message: how }],
-  };
+  const limit = namesAny(x, words) ? undefined : LIMIT_KEYS.find((k) => !words.includes(k) && namesAny(x, [k]));
+  if (limit) return inconclusive(`the request with ${feature} was refused (${describeFailure(x)}), naming ${limit}: the output limit chatprobe sends, not the feature`);
+  const named = namesAny(x, words);
+  const clean = x.errorShape === 'openai' && named && !names5xx;
+  const how = names5xx
+    ? `dirty refusal: HTTP ${x.status} twice, naming the feature`
+    : clean
+      ? 'clean refusal'
+      : x.errorShape === 'openai'
+        ? 'refusal that does not name the parameter'
+        : `dirty refusal: ${x.errorShape} body`;
+  const findings: Finding[] = [{ severity: clean ? 'info' : 'warn', code: clean ? 'clean_refusal' : 'dirty_refusal', message: how }];
+  if (names5xx) findings.push(fail('server_error_for_client_error', `a client error answered with HTTP ${x.status}: clients and SDKs retry 5xx`));
+  const v: ProbeVerdict = { verdict: 'rejected', observed: `expected ${feature} to be accepted, got ${describeFailure(x)} (${how})`, findings };
   if (x.status !== undefined) v.status = x.status;
   if (x.errorMessage) v.message = x.errorMessage;
   return v;

@@ -57,6 +57,8 @@ export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quir
   const sampler: Sampler = {
     greedy: (temperature === 0 && !quirks.randomAtZero) || topP < 0.1,
     random: has('seed') ? seededRandom(Number(body.seed)) : () => draws.next(`${String(body.model)}\u0000${prompt}`),
+    favourite: quirks.favourite,
+    weakRecall: quirks.weakRecall,
   };
   const n = has('n') && Number.isInteger(body.n) ? Math.max(1, Math.min(Number(body.n), 8)) : 1;
   const choices: GeneratedChoice[] = [];
@@ -76,19 +78,26 @@ function oneChoice(
   // Once a tool has answered, the model answers in words.
   const answered = (body.messages as { role?: unknown }[]).at(-1)?.role === 'tool';
   const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index, quirks) : [];
-  if (toolCalls.length > 0) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
+  if (toolCalls.length > 0 && !quirks.toolCallsAsText) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
   let text = quirks.fixedAnswer ?? respondTo(body.messages as { role?: unknown; content?: unknown }[], sampler);
+  // A server without its tool-call parser hands the model's call text through as content.
+  if (toolCalls.length > 0) text = toolCalls.map((c) => `<tool_call>\n{"name": "${c.function.name}", "arguments": ${c.function.arguments}}\n</tool_call>`).join('\n');
   const format = has('response_format') ? (body.response_format as { type?: unknown; json_schema?: { schema?: unknown } }) : undefined;
-  if (format?.type === 'json_object') text = JSON.stringify({ text });
-  if (format?.type === 'json_schema') text = JSON.stringify(instanceOf((format.json_schema?.schema ?? {}) as never, '', prompt));
+  const type = format?.type === 'json_schema' && quirks.jsonSchemaAsJsonMode ? 'json_object' : format?.type;
+  if (type === 'json_object') text = JSON.stringify({ text });
+  if (type === 'json_schema') text = JSON.stringify(instanceOf((format!.json_schema?.schema ?? {}) as never, '', prompt));
+  // A model that never ends its turn goes on after its answer until a limit stops it.
+  if (quirks.runaway) text += ' and so on'.repeat(400);
   let finish = 'stop';
   if (has('stop')) {
     const stops = (Array.isArray(body.stop) ? body.stop : [body.stop]).filter((s): s is string => typeof s === 'string' && s !== '');
-    const cut = Math.min(...stops.map((s) => text.indexOf(s)).filter((at) => at >= 0));
-    if (Number.isFinite(cut)) text = text.slice(0, cut);
+    const found = stops.map((s) => ({ s, at: text.indexOf(s) })).filter((m) => m.at >= 0);
+    const first = found.sort((a, b) => a.at - b.at)[0];
+    if (first) text = text.slice(0, first.at + (quirks.keepStop ? first.s.length : 0));
   }
   let tokens = tokenize(text);
-  const limit = has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : undefined;
+  // A gateway's own cap replaces whatever limit the client sent.
+  const limit = quirks.outputCap ?? (has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : undefined);
   if (typeof limit === 'number' && tokens.length > limit) {
     tokens = tokens.slice(0, Math.max(0, limit));
     finish = 'length';

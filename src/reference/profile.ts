@@ -17,7 +17,8 @@ export const Rejection = z.object({
 });
 export type Rejection = z.infer<typeof Rejection>;
 
-export const Behaviour = z.union([z.literal('honour'), z.literal('ignore'), z.object({ reject: Rejection })]);
+/** `error200`: the request is answered with HTTP 200 and an error body (a route that fails in disguise). */
+export const Behaviour = z.union([z.literal('honour'), z.literal('ignore'), z.object({ reject: Rejection }), z.object({ error200: z.string() })]);
 export type Behaviour = z.infer<typeof Behaviour>;
 
 export const StreamQuirks = z.object({
@@ -89,6 +90,21 @@ export const Quirks = z.object({
   callsOnlyWhenForced: z.boolean().default(false),
   /** Sample even at temperature 0, as some batched or MoE deployments effectively do. */
   randomAtZero: z.boolean().default(false),
+  /** A peaked sampler: this share of the samples of an open prompt is the model's favourite answer. */
+  favourite: z.number().min(0).max(1).optional(),
+  /** A gateway cap: every answer is cut at this many tokens, whatever limit the client sent (which is dropped). */
+  outputCap: z.number().int().min(1).optional(),
+  /** json_schema is treated as json_object (a gateway or server that downgrades structured output). */
+  jsonSchemaAsJsonMode: z.boolean().default(false),
+  /** The matched stop string is kept at the end of the answer (TGI does this). */
+  keepStop: z.boolean().default(false),
+  /** Never ends an answer on its own (a broken chat template or EOS): without a limit, the answer never comes. */
+  runaway: z.boolean().default(false),
+  /** Tool calls come back as `<tool_call>` text in the content (a server without its tool-call parser). */
+  toolCallsAsText: z.boolean().default(false),
+  /** Follows plain instructions but recalls nothing (code words, remembered words, tool results, colours):
+   *  a weak model. */
+  weakRecall: z.boolean().default(false),
   stream: StreamQuirks.default(StreamQuirks.parse({})),
 });
 export type Quirks = z.infer<typeof Quirks>;

@@ -57,6 +57,10 @@ export interface Sampler {
   /** True when sampling collapses to the single most likely answer. */
   greedy: boolean;
   random: () => number;
+  /** A peaked sampler: a draw below this gives the greedy answer. */
+  favourite?: number | undefined;
+  /** Recall tasks (code words, remembered words, tool results, colours) get a vague answer. */
+  weakRecall?: boolean | undefined;
 }
 
 /** The text the pseudo-model answers to a conversation: instructions in system or developer messages
@@ -69,24 +73,46 @@ export function respondTo(messages: readonly { role?: unknown; content?: unknown
     if (only) return only[1]!;
   }
   const last = messages.at(-1);
-  if (last?.role === 'tool') return `The tool returned ${text(last)}.`;
   const prompt = text(lastUser);
+  const recall = recallTask(messages, last, prompt);
+  if (recall !== undefined) return sampler.weakRecall ? 'I am not sure.' : recall;
+  const out = answer(prompt, sampler);
+  // An assistant message last is a prefill: the answer continues it.
+  const prefix = last?.role === 'assistant' ? text(last).trim() : '';
+  return prefix && out.startsWith(prefix) ? out.slice(prefix.length) : out;
+}
+
+/** The answer to a task that needs something the conversation gave: a tool's result, a code word, words
+ *  to remember, an image's colour; undefined for any other prompt. */
+function recallTask(messages: readonly { role?: unknown; content?: unknown }[], last: { role?: unknown; content?: unknown } | undefined, prompt: string): string | undefined {
+  const text = (m: { content?: unknown } | undefined) => messageText(m?.content);
+  // A tool's JSON result, in the tool message or quoted by the user: its values, tersely.
+  const result = last?.role === 'tool' ? text(last) : /tool returned\s+(\{[^}]*\})/i.exec(prompt)?.[1];
+  if (result !== undefined) return `The tool says: ${valuesOf(result)}.`;
   if (/what code word did you give me/i.test(prompt)) {
+    // The word as an earlier assistant turn gave it, or as the user quotes it back.
     for (const m of [...messages].reverse()) {
-      const word = m.role === 'assistant' ? /code word is\s+([A-Z0-9-]+)/.exec(text(m)) : null;
-      if (word) return word[1]!;
+      const word = /code word is\s+([A-Z0-9-]+)/.exec(text(m));
+      if (word && (m.role === 'assistant' || m === messages.at(-1))) return word[1]!;
     }
     return 'I have not given you a code word.';
   }
   if (/reply with both remembered words/i.test(prompt)) return [...prompt.matchAll(/remember the word (\w+)/gi)].map((w) => w[1]).join(' ');
   if (/what colou?r is this image/i.test(prompt)) {
-    const colour = /\[image: (\w+)\]/.exec(prompt)?.[1];
+    const colour = /\[image: (\w+)\]/.exec(prompt)?.[1] ?? /image[^.]* is solid (\w+)/i.exec(prompt)?.[1];
     return colour ? `${colour[0]!.toUpperCase()}${colour.slice(1)}.` : 'I do not see an image.';
   }
-  const out = answer(prompt, sampler);
-  // An assistant message last is a prefill: the answer continues it.
-  const prefix = last?.role === 'assistant' ? text(last).trim() : '';
-  return prefix && out.startsWith(prefix) ? out.slice(prefix.length) : out;
+  return undefined;
+}
+
+function valuesOf(json: string): string {
+  try {
+    const v: unknown = JSON.parse(json);
+    if (typeof v === 'object' && v !== null) return Object.values(v).join(', ');
+  } catch {
+    // not JSON: said as it is
+  }
+  return json;
 }
 
 /** The text the pseudo-model answers to the last user message, before limits, stops and formats. */
@@ -100,6 +126,11 @@ export function answer(prompt: string, sampler: Sampler): string {
     const numbers: number[] = [];
     for (let i = from; i <= to; i++) numbers.push(i);
     return numbers.join(', ');
+  }
+  if (/random six-digit number/i.test(prompt)) {
+    const r = sampler.greedy ? undefined : sampler.random();
+    if (r === undefined || (sampler.favourite !== undefined && r < sampler.favourite)) return String(100000 + (hash(prompt) % 900000));
+    return String(100000 + Math.floor(((r - (sampler.favourite ?? 0)) / (1 - (sampler.favourite ?? 0))) * 900000));
   }
   if (/random english noun/i.test(prompt)) {
     const i = sampler.greedy ? hash(prompt) % NOUNS.length : Math.floor(sampler.random() * NOUNS.length);

@@ -44,7 +44,8 @@ export function applyRoles(model: ProfileModel, messages: readonly Message[]): {
   for (let i = 0; i < messages.length; i++) {
     for (const [key, param] of featuresOf(messages, i)) {
       const b = behaviour(key);
-      if (typeof b === 'object') return { refusal: openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, param) };
+      if (typeof b === 'object' && 'reject' in b) return { refusal: openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, param) };
+      if (typeof b === 'object') return { refusal: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: b.error200, type: 'upstream_error' } }) } };
     }
   }
   const kept: Message[] = [];

@@ -5,7 +5,7 @@ import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
 import type { Behaviour, Profile, ProfileModel } from './profile.js';
 import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
-import { countPromptTokens } from './pseudo-model.js';
+import { countPromptTokens, tokenize } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
 export interface ReferenceServerOptions {
@@ -20,8 +20,8 @@ export interface ReferenceServerOptions {
 export interface ReferenceServer {
   /** Base URL ending in /v1. */
   url: string;
-  /** Every request received, in order (tests count what an audit sent). */
-  received: { method: string; path: string }[];
+  /** Every request received, in order (tests count what an audit sent, and check each chat request's limit). */
+  received: { method: string; path: string; limited?: boolean }[];
   /** Serve another profile from now on, at the same URL: a model that changes between two audits. */
   setProfile(profile: Profile): void;
   close(): Promise<void>;
@@ -41,6 +41,8 @@ interface Call {
   /** Failed requests so far per model, for failures limited to the first few. */
   failures: Map<string, number>;
   draws: Draws;
+  /** This request's line in `received`. */
+  entry: ReferenceServer['received'][number];
 }
 
 type Json = Record<string, unknown>;
@@ -130,6 +132,7 @@ function validate(c: Call, body: Json): Reply | undefined {
 async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
+  c.entry.limited = /"max(_completion)?_tokens"\s*:\s*\d/.test(raw);
   let body: Json;
   try {
     const parsed: unknown = JSON.parse(raw);
@@ -162,10 +165,12 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   for (const key of Object.keys(body)) {
     if (CORE_KEYS.has(key)) continue;
     const b: Behaviour = model.features[key] ?? 'honour';
-    if (typeof b === 'object') {
+    if (typeof b === 'object' && 'reject' in b) {
       const allowed = b.reject.allow?.some((v) => JSON.stringify(v) === JSON.stringify(body[key]));
       if (!allowed) return openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, key);
       honoured.add(key);
+    } else if (typeof b === 'object') {
+      return json(200, { error: { message: b.error200, type: 'upstream_error', code: 'bad_response' } });
     } else if (b === 'honour') {
       honoured.add(key);
     }
@@ -193,11 +198,18 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     first.tokens.push(` (key ${c.token})`);
     first.content = first.tokens.join('');
   }
-  const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages);
+  // Tool definitions are part of the prompt the template renders, when they reach the model.
+  const toolTokens = honoured.has('tools') && Array.isArray(body.tools) ? tokenize(JSON.stringify(body.tools)).length : 0;
+  const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages) + toolTokens;
   const completionTokens = choices.reduce((n, ch) => n + ch.tokens.length + (ch.toolCalls.length > 0 ? 12 : 0), 0);
   const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens + q.usageTotalOff };
   const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
+  // A model that never stops, asked without a limit: the answer never comes, only the client's timeout ends it.
+  if (q.runaway && q.outputCap === undefined && !['max_tokens', 'max_completion_tokens'].some((k) => honoured.has(k) && typeof body[k] === 'number')) {
+    await new Promise<void>((resolve) => c.res.once('close', resolve));
+    return undefined;
+  }
   if (streamed && !q.stream.ignoreStreamFlag) {
     const opts = body.stream_options as { include_usage?: unknown } | undefined;
     await streamAnswer(c, a, opts?.include_usage === true);
@@ -266,8 +278,9 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const failures = new Map<string, number>();
   const draws = new Draws();
   const server = createServer((req, res) => {
-    received.push({ method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! });
-    const c: Call = { req, res, profile: current, token: '', failures, draws };
+    const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
+    received.push(entry);
+    const c: Call = { req, res, profile: current, token: '', failures, draws, entry };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };

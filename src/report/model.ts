@@ -80,7 +80,14 @@ export const ModelEntry = z.object({
   cause: Cause.optional(),
   advice: z.string().optional(),
   smoke: z
-    .object({ status: z.number().int().optional(), durationMs: z.number(), evidence: z.string(), message: z.string().optional() })
+    .object({
+      status: z.number().int().optional(),
+      durationMs: z.number(),
+      evidence: z.string(),
+      message: z.string().optional(),
+      /** The uncapped first try ran past --timeout and a capped retry answered: the model does not stop on its own. */
+      runaway: z.boolean().optional(),
+    })
     .optional(),
   metrics: StreamMetrics.optional(),
 });

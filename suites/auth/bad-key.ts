@@ -1,3 +1,4 @@
+import { LIMITS } from '../support/prompts.js';
 import { defineProbe } from '../../src/engine/probe.js';
 import { judgeAuth } from '../support/auth.js';
 
@@ -11,7 +12,7 @@ export default defineProbe({
   scope: 'target',
   requirement: 'A chat request with a wrong key is refused with 401 and a JSON error.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 2 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     return judgeAuth(ctx, { authorization: `Bearer ${BAD_KEY}` }, 'a wrong key', 'any key is accepted');
   },

@@ -1,3 +1,4 @@
+import { LIMITS } from '../support/prompts.js';
 import { defineProbe } from '../../src/engine/probe.js';
 import { note } from '../../src/engine/verdicts.js';
 import { judgeAuth } from '../support/auth.js';
@@ -9,7 +10,7 @@ export default defineProbe({
   scope: 'target',
   requirement: 'A chat request without an Authorization header is refused with 401 and a JSON error.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 2, maxTokens: 2 },
+  cost: { requests: 2, maxTokens: LIMITS.word },
   async run(ctx) {
     const v = await judgeAuth(ctx, 'none', 'a request without a key', 'the endpoint is open to anyone who can reach it');
     // A public model list is common and harmless, but worth knowing.

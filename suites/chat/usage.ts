@@ -2,7 +2,7 @@ import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
 import { usageProblems } from '../../src/spec/usage.js';
 import type { Finding } from '../../src/report/model.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 
 // 40 copies of a common English word: about 40 tokens in every tokenizer we know (1 to 2 each), so the
 // prompt count must grow by roughly that much. The bounds are loose on purpose: the check is
@@ -19,13 +19,13 @@ export default defineProbe({
   requirement:
     'A non-stream answer reports usage: non-negative integer prompt, completion and total tokens, total = prompt + completion, and prompt tokens that follow the prompt.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 2 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     const x = ctx.control();
     if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
     if (!x.usage) return conformance([warn('missing', 'expected usage with prompt, completion and total tokens, got none')], '');
     const findings: Finding[] = usageProblems(x.usage).map((p) => (p.includes('prompt_tokens is 0') ? warn('usage', p) : fail('usage', p)));
-    const longer = await ctx.chat({ messages: [user(`${FILLER}\n${SMOKE_PROMPT}`)] });
+    const longer = await ctx.chat({ messages: [user(`${FILLER}\n${SMOKE_PROMPT}`)], max_tokens: LIMITS.word });
     if (!longer.ok || !longer.usage) {
       findings.push(note('growth_unchecked', `the longer prompt got ${longer.ok ? 'no usage' : `HTTP ${longer.status ?? longer.transport?.code}`}`));
     } else {

@@ -1,3 +1,4 @@
+import { LIMITS } from '../support/prompts.js';
 import { defineProbe } from '../../src/engine/probe.js';
 import { judgeRefusal } from '../support/refusals.js';
 
@@ -8,8 +9,8 @@ export default defineProbe({
   scope: 'target',
   requirement: 'A body that is not valid JSON is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 0 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "messages": [{"role": "user", "content": "Say OK."}` }), 'a malformed JSON body');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "max_tokens": ${LIMITS.word}, "messages": [{"role": "user", "content": "Say OK."}` }), 'a malformed JSON body');
   },
 });

@@ -1,3 +1,4 @@
+import { LIMITS } from '../support/prompts.js';
 import { defineProbe } from '../../src/engine/probe.js';
 import { judgeRefusal } from '../support/refusals.js';
 
@@ -7,8 +8,8 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A request without messages is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 0 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model } }), 'missing messages');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, max_tokens: LIMITS.word } }), 'missing messages');
   },
 });

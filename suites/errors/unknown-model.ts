@@ -1,6 +1,6 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { isObject } from '../../src/spec/stream.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 import { judgeRefusal } from '../support/refusals.js';
 
 /** A name no server lists. */
@@ -13,9 +13,9 @@ export default defineProbe({
   scope: 'target',
   requirement: 'A request for a model that does not exist is refused with a 4xx (OpenAI: 404 model_not_found), never answered by another model.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 2 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)] } });
+    const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });
     return judgeRefusal(x, `the unknown model "${UNKNOWN_MODEL}"`, (ok) => {
       const answered = isObject(ok.json) ? JSON.stringify(ok.json.model ?? null) : 'nothing';
       return `expected a 4xx for an unknown model, got HTTP ${ok.status} answered by ${answered}: silent substitution`;

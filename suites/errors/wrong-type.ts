@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 import { judgeRefusal } from '../support/refusals.js';
 
 export default defineProbe({
@@ -8,8 +8,8 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A parameter of the wrong type (temperature: "hot") is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail'],
-  cost: { requests: 1, maxTokens: 0 },
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [user('Say OK.')], temperature: 'hot' } }), 'temperature: "hot"');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [user('Say OK.')], temperature: 'hot', max_tokens: LIMITS.word } }), 'temperature: "hot"');
   },
 });

@@ -1,11 +1,41 @@
-import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { honoured, ignored, refusal } from '../../src/engine/verdicts.js';
+import type { Exchange } from '../../src/engine/exchange.js';
+import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { honoured, ignored, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 import type { Finding } from '../../src/report/model.js';
-import { contentOf, unreadable } from '../support/params.js';
-import { user } from '../support/prompts.js';
+import { contentOf } from '../support/params.js';
+import { LIMITS, user } from '../support/prompts.js';
 
 const TOP = 2;
+
+/** Per-token logprobs are the server's own numbers: a mechanical effect, present or not. */
+export function judgeLogprobs(x: Exchange, control: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, `logprobs: true, top_logprobs: ${TOP}`, ['logprobs', 'top_logprobs']);
+  const none = unreadable(x, 'choice');
+  if (none) return none;
+  const choice = isObject(x.json) && Array.isArray(x.json.choices) && isObject(x.json.choices[0]) ? x.json.choices[0] : {};
+  const lp = choice.logprobs;
+  if (!isObject(lp)) return ignored(`expected choices[0].logprobs, got ${JSON.stringify(lp ?? null)}`);
+  if (!Array.isArray(lp.content)) {
+    // The legacy completions shape ({tokens, token_logprobs, top_logprobs}) still shows the effect.
+    if (Array.isArray(lp.tokens)) {
+      return { ...honoured('logprobs returned, but in the legacy completions shape (tokens / token_logprobs)'), findings: [{ severity: 'warn', code: 'legacy_shape', message: 'logprobs in the legacy completions shape' }] };
+    }
+    return ignored(`expected choices[0].logprobs.content[], got keys ${JSON.stringify(Object.keys(lp))}`);
+  }
+  const entries = lp.content.filter(isObject);
+  if (entries.length === 0) return ignored('expected one logprobs entry per token, got an empty logprobs.content');
+  const findings: Finding[] = [];
+  const text = entries.map((e) => (typeof e.token === 'string' ? e.token : '')).join('');
+  const content = contentOf(x);
+  if (text !== content) findings.push({ severity: 'warn', code: 'tokens', message: `tokens concatenate to ${JSON.stringify(text.slice(0, 40))}, content is ${JSON.stringify(content.slice(0, 40))}` });
+  const positive = entries.filter((e) => typeof e.logprob !== 'number' || e.logprob > 0).length;
+  if (positive > 0) findings.push({ severity: 'warn', code: 'logprob', message: `${positive} entr${positive === 1 ? 'y' : 'ies'} with a logprob that is not a number ≤ 0` });
+  const short = entries.filter((e) => !Array.isArray(e.top_logprobs) || e.top_logprobs.length !== TOP).length;
+  if (short > 0) findings.push({ severity: 'warn', code: 'top_logprobs', message: `${short} entr${short === 1 ? 'y' : 'ies'} without exactly ${TOP} top_logprobs` });
+  const seen = `${entries.length} token entries${findings.length ? `; ${findings.map((f) => f.message).join('; ')}` : ', each with 2 alternatives, concatenating to the content'}`;
+  return { ...honoured(`expected per-token logprobs; got ${seen}`), findings };
+}
 
 export default defineProbe({
   id: 'parameters.logprobs',
@@ -13,33 +43,6 @@ export default defineProbe({
   kind: 'capability',
   requirement: `logprobs: true with top_logprobs: ${TOP} returns choices[].logprobs.content[], one entry per token with ${TOP} alternatives, logprob ≤ 0, tokens concatenating to the content.`,
   verdicts: ['honoured', 'ignored', 'rejected'],
-  cost: { requests: 1, maxTokens: 2 },
-  async run(ctx) {
-    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], logprobs: true, top_logprobs: TOP });
-    if (!x.ok) return refusal(x, ctx.control(), `logprobs: true, top_logprobs: ${TOP}`, 'logprobs');
-    const none = unreadable(x);
-    if (none) return none;
-    const choice = isObject(x.json) && Array.isArray(x.json.choices) && isObject(x.json.choices[0]) ? x.json.choices[0] : {};
-    const lp = choice.logprobs;
-    if (!isObject(lp)) return ignored(`expected choices[0].logprobs, got ${JSON.stringify(lp ?? null)}`);
-    if (!Array.isArray(lp.content)) {
-      // The legacy completions shape ({tokens, token_logprobs, top_logprobs}) still shows the effect.
-      if (Array.isArray(lp.tokens)) {
-        return { ...honoured('logprobs returned, but in the legacy completions shape (tokens / token_logprobs)'), findings: [{ severity: 'warn', code: 'legacy_shape', message: 'logprobs in the legacy completions shape' }] };
-      }
-      return ignored(`expected choices[0].logprobs.content[], got keys ${JSON.stringify(Object.keys(lp))}`);
-    }
-    const entries = lp.content.filter(isObject);
-    if (entries.length === 0) return ignored('expected one logprobs entry per token, got an empty logprobs.content');
-    const findings: Finding[] = [];
-    const text = entries.map((e) => (typeof e.token === 'string' ? e.token : '')).join('');
-    const content = contentOf(x);
-    if (text !== content) findings.push({ severity: 'warn', code: 'tokens', message: `tokens concatenate to ${JSON.stringify(text.slice(0, 40))}, content is ${JSON.stringify(content.slice(0, 40))}` });
-    const positive = entries.filter((e) => typeof e.logprob !== 'number' || e.logprob > 0).length;
-    if (positive > 0) findings.push({ severity: 'warn', code: 'logprob', message: `${positive} entr${positive === 1 ? 'y' : 'ies'} with a logprob that is not a number ≤ 0` });
-    const short = entries.filter((e) => !Array.isArray(e.top_logprobs) || e.top_logprobs.length !== TOP).length;
-    if (short > 0) findings.push({ severity: 'warn', code: 'top_logprobs', message: `${short} entr${short === 1 ? 'y' : 'ies'} without exactly ${TOP} top_logprobs` });
-    const seen = `${entries.length} token entries${findings.length ? `; ${findings.map((f) => f.message).join('; ')}` : ', each with 2 alternatives, concatenating to the content'}`;
-    return { ...honoured(`expected per-token logprobs; got ${seen}`), findings };
-  },
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  run: async (ctx) => judgeLogprobs(await ctx.chat({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word, logprobs: true, top_logprobs: TOP }), ctx.control()),
 });

@@ -1,12 +1,12 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { judgeLengthLimit, LENGTH_LIMIT } from '../support/length.js';
+import { GREEDY_COUNT, LENGTH_LIMIT, probeLength } from '../support/length.js';
 
 export default defineProbe({
   id: 'parameters.max_tokens',
   area: 'parameters',
   kind: 'capability',
-  requirement: 'max_tokens limits the length of the output.',
+  requirement: `max_tokens: ${LENGTH_LIMIT} cuts an answer that runs longer without it to at most ${LENGTH_LIMIT} tokens, by the server's own count, with finish_reason "length".`,
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LENGTH_LIMIT },
-  run: (ctx) => judgeLengthLimit(ctx, 'max_tokens'),
+  cost: { requests: 1, maxTokens: LENGTH_LIMIT, shared: [GREEDY_COUNT] },
+  run: (ctx) => probeLength(ctx, 'max_tokens'),
 });

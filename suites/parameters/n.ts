@@ -1,7 +1,21 @@
-import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { honoured, ignored, inconclusive, refusal } from '../../src/engine/verdicts.js';
+import type { Exchange } from '../../src/engine/exchange.js';
+import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
+
+/** n: 2 asks the server for two choices: a mechanical effect, which no model can show by chance. */
+export function judgeN(x: Exchange, control: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, 'n: 2', 'n');
+  const none = unreadable(x, 'choice');
+  if (none) return none;
+  const choices = readChoices(x.json);
+  const indexes = choices.map((c) => c.index).sort();
+  const seen = `${choices.length} choice(s) with indexes ${JSON.stringify(indexes)}`;
+  if (choices.length === 1) return ignored(`expected 2 choices, got ${seen}`);
+  if (choices.length === 2 && indexes[0] === 0 && indexes[1] === 1) return honoured(`expected 2 choices indexed 0 and 1; got ${seen}`);
+  return inconclusive(`expected 2 choices indexed 0 and 1, got ${seen}`);
+}
 
 export default defineProbe({
   id: 'parameters.n',
@@ -9,15 +23,6 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'n: 2 returns two choices, with indexes 0 and 1.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: 4 },
-  async run(ctx) {
-    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], n: 2 });
-    if (!x.ok) return refusal(x, ctx.control(), 'n: 2', 'n');
-    const choices = readChoices(x.json);
-    const indexes = choices.map((c) => c.index).sort();
-    const seen = `${choices.length} choice(s) with indexes ${JSON.stringify(indexes)}`;
-    if (choices.length === 1) return ignored(`expected 2 choices, got ${seen}`);
-    if (choices.length === 2 && indexes[0] === 0 && indexes[1] === 1) return honoured(`expected 2 choices indexed 0 and 1; got ${seen}`);
-    return inconclusive(`expected 2 choices indexed 0 and 1, got ${seen}`);
-  },
+  cost: { requests: 1, maxTokens: 2 * LIMITS.word },
+  run: async (ctx) => judgeN(await ctx.chat({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word, n: 2 }), ctx.control()),
 });

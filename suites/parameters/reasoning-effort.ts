@@ -1,7 +1,8 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { accepted, refusal } from '../../src/engine/verdicts.js';
+import { accepted } from '../../src/engine/verdicts.js';
+import { judgeAcceptance } from '../support/params.js';
 import { isObject } from '../../src/spec/stream.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 
 /** Where an answer carries its reasoning text, if anywhere: the field names servers use, or <think> tags. */
 export function reasoningPlace(json: unknown): string | undefined {
@@ -20,11 +21,12 @@ export default defineProbe({
   area: 'parameters',
   kind: 'capability',
   requirement: 'reasoning_effort is accepted; where the reasoning text appears is recorded.',
-  verdicts: ['accepted', 'rejected'],
-  cost: { requests: 1, maxTokens: 2 },
+  verdicts: ['accepted', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], reasoning_effort: 'low' });
-    if (!x.ok) return refusal(x, ctx.control(), 'reasoning_effort: "low"', 'reasoning_effort');
+    const x = await ctx.chat({ messages: [user(SMOKE_PROMPT)], reasoning_effort: 'low', max_tokens: LIMITS.word });
+    const v = judgeAcceptance(x, ctx.control(), 'reasoning_effort: "low"', 'reasoning_effort');
+    if (v.verdict !== 'accepted') return v;
     const place = reasoningPlace(x.json);
     return accepted(`reasoning_effort: "low" accepted with HTTP ${x.status}; reasoning text ${place ? `in ${place}` : 'not shown'}`);
   },

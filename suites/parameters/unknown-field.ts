@@ -1,3 +1,4 @@
+import { LIMITS } from '../support/prompts.js';
 import { defineProbe } from '../../src/engine/probe.js';
 import { acceptance } from '../support/params.js';
 
@@ -7,8 +8,8 @@ export default defineProbe({
   kind: 'capability',
   requirement:
     'An unknown top-level field is accepted or refused: this calibrates every other "accepted" (a server that accepts anything accepts what it ignores).',
-  verdicts: ['accepted', 'rejected'],
-  cost: { requests: 1, maxTokens: 2 },
+  verdicts: ['accepted', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     const v = await acceptance(ctx, 'chatprobe_unknown_field', { chatprobe_unknown_field: true });
     if (v.verdict === 'accepted') v.observed += ': this endpoint accepts fields it does not know, so "accepted" elsewhere does not mean "recognised"';

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { contentOf } from '../support/params.js';
-import { countingPrompt, numbersIn, user } from '../support/prompts.js';
+import { countingPrompt, LIMITS, numbersIn, user } from '../support/prompts.js';
 import { judgeForm } from '../support/roles.js';
 
 const PREFIX = '1, 2, 3,';
@@ -10,10 +10,10 @@ export default defineProbe({
   area: 'roles',
   kind: 'capability',
   requirement: 'A conversation ending with a partial assistant message is accepted or refused; whether the answer continues the prefix or starts anew is recorded.',
-  verdicts: ['accepted', 'rejected'],
-  cost: { requests: 1, maxTokens: 12 },
+  verdicts: ['accepted', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LIMITS.word },
   run: (ctx) =>
-    judgeForm(ctx, [user(countingPrompt(5)), { role: 'assistant', content: PREFIX }], 'an assistant prefill', 'messages[1].role', (x) => {
+    judgeForm(ctx, [user(countingPrompt(5)), { role: 'assistant', content: PREFIX }], 'an assistant prefill', ['messages[1].role', 'assistant', 'prefill'], (x) => {
       const first = numbersIn(contentOf(x))[0];
       if (first === 4) return 'it continues the prefix';
       if (first === 1) return 'it starts a new turn';

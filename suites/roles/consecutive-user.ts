@@ -1,5 +1,5 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 import { judgeForm } from '../support/roles.js';
 
 export default defineProbe({
@@ -7,7 +7,7 @@ export default defineProbe({
   area: 'roles',
   kind: 'capability',
   requirement: 'Two user messages in a row are accepted (merged) or refused (templates that require alternating roles).',
-  verdicts: ['accepted', 'rejected'],
-  cost: { requests: 1, maxTokens: 4 },
-  run: (ctx) => judgeForm(ctx, [user('Hello.'), user(SMOKE_PROMPT)], 'two user messages in a row', 'messages[1].role'),
+  verdicts: ['accepted', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  run: (ctx) => judgeForm(ctx, [user('Hello.'), user(SMOKE_PROMPT)], 'two user messages in a row', ['messages[1].role', 'alternate']),
 });

@@ -1,26 +1,24 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { user } from '../support/prompts.js';
-import { judgeRecall, RULE_IN_USER } from '../support/roles.js';
+import { LIMITS, user } from '../support/prompts.js';
+import { probeRecall } from '../support/roles.js';
+
+const PARTS = ['Remember the word MANGO.', 'Remember the word KIWI.', 'Reply with both remembered words, separated by a space.'];
 
 export default defineProbe({
   id: 'roles.content_parts',
   area: 'roles',
   kind: 'capability',
-  requirement: 'User content as an array of text parts is read whole: an answer that needs every part shows it.',
+  requirement: 'User content as an array of text parts is read whole: an answer that needs every part shows it, as the same text in one string does.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: 6, shared: [RULE_IN_USER] },
+  // The parts, and (when the answer misses a word) the same text as one string: the positive control.
+  cost: { requests: 2, maxTokens: 2 * LIMITS.word },
   run: (ctx) =>
-    judgeRecall(
+    probeRecall(
       ctx,
-      [
-        user([
-          { type: 'text', text: 'Remember the word MANGO.' },
-          { type: 'text', text: 'Remember the word KIWI.' },
-          { type: 'text', text: 'Reply with both remembered words, separated by a space.' },
-        ]),
-      ],
+      { messages: [user(PARTS.map((text) => ({ type: 'text', text })))] },
+      [user(PARTS.join(' '))],
       ['MANGO', 'KIWI'],
       'user content as text parts',
-      'messages[0].content',
+      ['messages[0].content', 'content'],
     ),
 });

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { user } from '../support/prompts.js';
-import { judgeInstruction, PINEAPPLE_RULE, RULE_IN_USER, UNRELATED_QUESTION } from '../support/roles.js';
+import { LIMITS, user } from '../support/prompts.js';
+import { PINEAPPLE_RULE, probeInstruction, RULE_IN_USER, UNRELATED_QUESTION } from '../support/roles.js';
 
 export default defineProbe({
   id: 'roles.developer',
@@ -8,6 +8,6 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'A developer message (the newer name of the system role) instructs the model like a system message.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: 4, shared: [RULE_IN_USER] },
-  run: (ctx) => judgeInstruction(ctx, [{ role: 'developer', content: PINEAPPLE_RULE }, user(UNRELATED_QUESTION)], 'a developer message', 'messages[0].role'),
+  cost: { requests: 1, maxTokens: LIMITS.word, shared: [RULE_IN_USER] },
+  run: (ctx) => probeInstruction(ctx, [{ role: 'developer', content: PINEAPPLE_RULE }, user(UNRELATED_QUESTION)], 'a developer message', ['messages[0].role', 'developer']),
 });

@@ -1,5 +1,5 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { user } from '../support/prompts.js';
+import { LIMITS, user } from '../support/prompts.js';
 import { judgeForm } from '../support/roles.js';
 
 export default defineProbe({
@@ -7,7 +7,7 @@ export default defineProbe({
   area: 'roles',
   kind: 'capability',
   requirement: 'A message may carry a name: it is accepted or refused.',
-  verdicts: ['accepted', 'rejected'],
-  cost: { requests: 1, maxTokens: 4 },
-  run: (ctx) => judgeForm(ctx, [{ role: 'user', name: 'alice', content: SMOKE_PROMPT }], 'a message name', 'messages[0].name'),
+  verdicts: ['accepted', 'rejected', 'inconclusive'],
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  run: (ctx) => judgeForm(ctx, [{ role: 'user', name: 'alice', content: SMOKE_PROMPT }], 'a message name', ['messages[0].name', 'name']),
 });

@@ -3,7 +3,8 @@ import { conformance, conformanceFailure, fail, note, warn } from '../../src/eng
 import { isObject } from '../../src/spec/stream.js';
 import { usageProblems } from '../../src/spec/usage.js';
 import type { Finding } from '../../src/report/model.js';
-import { USAGE_STREAM, USAGE_TWIN, usageStream, usageTwin } from '../support/shared.js';
+import { GREEDY_COUNT } from '../support/length.js';
+import { USAGE_STREAM, usageStream, usageTwin } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
 export default defineProbe({
@@ -13,7 +14,7 @@ export default defineProbe({
   requirement:
     'With stream_options.include_usage, the stream ends with one chunk whose choices are empty and whose usage matches the same request not streamed.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: [USAGE_STREAM, USAGE_TWIN] },
+  cost: { requests: 0, maxTokens: 0, shared: [USAGE_STREAM, GREEDY_COUNT] },
   async run(ctx) {
     const x = await usageStream(ctx);
     if (x.status !== undefined && x.status >= 400 && x.status < 500 && !x.cause) {

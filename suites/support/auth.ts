@@ -2,7 +2,7 @@ import type { HttpRequest } from '../../src/http/client.js';
 import { SMOKE_PROMPT, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
-import { user } from './prompts.js';
+import { LIMITS, user } from './prompts.js';
 
 /**
  * Sends the smoke request with the Authorization header the probe chooses and judges the answer:
@@ -10,7 +10,7 @@ import { user } from './prompts.js';
  * endpoint is open (warn, or fail with --require-auth); a 5xx fails.
  */
 export async function judgeAuth(ctx: ProbeContext, auth: HttpRequest['auth'], what: string, openWords: string): Promise<ProbeVerdict> {
-  const x = await ctx.send({ method: 'POST', path: '/chat/completions', auth, body: { model: ctx.model, messages: [user(SMOKE_PROMPT)] } });
+  const x = await ctx.send({ method: 'POST', path: '/chat/completions', auth, body: { model: ctx.model, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });
   const findings: Finding[] = [];
   if (x.transport || x.status === 429) return errored(x.cause ?? 'rate_limited', x, `expected 401 for ${what}, got ${describeFailure(x)}`);
   const status = x.status!;

@@ -1,7 +1,12 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared } from '../../src/engine/probe.js';
-import { contentOf } from './params.js';
-import { PROSE_PROMPT, user } from './prompts.js';
+import { defineShared, type ProbeVerdict } from '../../src/engine/probe.js';
+import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
+import { readChoices } from '../../src/spec/completion.js';
+import { contentOf, quote } from './params.js';
+import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
+
+const validateSky = new Ajv2020({ allErrors: true, strict: false }).compile(SKY_SCHEMA);
 
 /** How an answer's content relates to JSON: bare JSON, JSON in a Markdown fence, or prose. */
 export function readJson(content: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
@@ -12,10 +17,80 @@ export function readJson(content: string): { kind: 'json'; value: unknown } | { 
   }
 }
 
-/** The same prompt without response_format: if it already answers JSON, a format's effect cannot show. */
-export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: 20 }, make: (ctx) => ctx.chat({ messages: [user(PROSE_PROMPT)] }) });
+const isJsonObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function describeAnswer(x: Exchange): string {
-  const c = contentOf(x);
-  return JSON.stringify(c.length > 60 ? `${c.slice(0, 57)}...` : c);
+/** Why `value` does not fit SKY_SCHEMA, or undefined when it does. */
+export function schemaProblem(value: unknown): string | undefined {
+  if (validateSky(value)) return undefined;
+  return (validateSky.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).slice(0, 3).join('; ');
+}
+
+const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT)], max_tokens: LIMITS.json, ...extra });
+
+/** The prompt without response_format: if it already answers JSON, a format's effect cannot show. */
+export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json }, make: (ctx) => ctx.chat(body({})) });
+
+/** The prompt in JSON mode: parameters.response_format.json_object judges it, and json_schema compares
+ *  with it (a JSON-mode answer must not fit the schema, or fitting it proves nothing). */
+export const JSON_MODE = defineShared({
+  key: 'chat.json_mode',
+  cost: { requests: 1, maxTokens: LIMITS.json },
+  make: (ctx) => ctx.chat(body({ response_format: { type: 'json_object' } })),
+});
+
+export const JSON_SCHEMA_BODY = body({ response_format: { type: 'json_schema', json_schema: { name: 'sky_facts', strict: true, schema: SKY_SCHEMA } } });
+
+/** The answer as JSON, or the verdict when it cannot be judged or is not JSON at all. */
+function parsed(x: Exchange, control: Exchange, feature: string, expected: string): { value: unknown } | { verdict: ProbeVerdict } {
+  if (!x.ok) return { verdict: refusal(x, control, feature, 'response_format') };
+  const problem = answerProblem(x);
+  if (problem) return { verdict: inconclusive(`${problem}: no answer to judge`) };
+  const got = readJson(contentOf(x));
+  if (got.kind === 'json') return { value: got.value };
+  // Cut by the output limit, JSON may be unfinished: that says nothing about the format.
+  if (readChoices(x.json)[0]?.finishReason === 'length') return { verdict: inconclusive(`expected ${expected}, got an answer cut by the output limit before it ended: ${quote(x)}`) };
+  // Prose or fenced JSON is what breaks JSON.parse in every client: the key failure.
+  return { verdict: ignored(`expected ${expected}, got ${got.kind === 'fenced' ? 'JSON inside a Markdown fence' : 'prose'}: ${quote(x)}`) };
+}
+
+/**
+ * JSON mode (verdict contract, rule 1). Honoured: a JSON object where the same prompt without it answers
+ * prose (the negative control: the prompt mentions JSON, so a model may answer JSON anyway). Ignored:
+ * prose or fenced JSON, which JSON mode rules out whatever the model.
+ */
+export function judgeJsonObject(x: Exchange, prose: Exchange, control: Exchange): ProbeVerdict {
+  const expected = 'a bare JSON object';
+  const p = parsed(x, control, 'response_format json_object', expected);
+  if ('verdict' in p) return p.verdict;
+  if (!isJsonObject(p.value)) return ignored(`expected ${expected}, got JSON that is not an object: ${quote(x)}`);
+  const plain = answerProblem(prose) ? undefined : readJson(contentOf(prose));
+  if (!plain) return inconclusive(`a JSON object, but the same prompt without response_format got no answer to compare with (${answerProblem(prose)})`);
+  if (plain.kind === 'json') return inconclusive(`the answer is a JSON object, but so is the answer without response_format (${quote(prose)})`);
+  return honoured(`expected ${expected} instead of prose; got ${quote(x)}`);
+}
+
+/**
+ * A strict JSON schema (verdict contract, rule 1). The schema asks for a key and an enum value no prompt
+ * mentions, so only the schema can produce a fitting answer; the JSON-mode and plain answers to the same
+ * prompt are the negative controls. Ignored: prose, or JSON that does not fit (the schema was dropped, or
+ * downgraded to JSON mode, as some gateways do): strict mode rules both out whatever the model.
+ */
+export function judgeJsonSchema(x: Exchange, jsonMode: Exchange, prose: Exchange, control: Exchange): ProbeVerdict {
+  const expected = 'JSON fitting the schema';
+  const p = parsed(x, control, 'response_format json_schema', expected);
+  if ('verdict' in p) return p.verdict;
+  const problem = schemaProblem(p.value);
+  if (problem) {
+    if (readChoices(x.json)[0]?.finishReason === 'length') return inconclusive(`expected ${expected}, got an answer cut by the output limit: ${quote(x)}`);
+    const v = ignored(`expected ${expected}, got JSON that does not fit (${problem}): ${quote(x)}`);
+    if (isJsonObject(p.value)) v.findings = [warn('json_mode_only', 'the answer is a JSON object outside the schema: the schema was dropped, or response_format was downgraded to JSON mode')];
+    return v;
+  }
+  for (const [name, other] of [['in JSON mode', jsonMode], ['without response_format', prose]] as const) {
+    if (other.ok && !answerProblem(other)) {
+      const got = readJson(contentOf(other));
+      if (got.kind === 'json' && !schemaProblem(got.value)) return inconclusive(`the answer fits the schema, but so does the answer ${name} (${quote(other)})`);
+    }
+  }
+  return honoured(`expected ${expected}, with a key and value no prompt names; got ${quote(x)}`);
 }

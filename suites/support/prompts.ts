@@ -1,25 +1,61 @@
 /**
  * Prompts the probes send. Each makes the behaviour under test visible in a word, a number or a shape,
- * never in answer quality. The reference server's pseudo-model follows these same plain instructions.
+ * never in answer quality, and never hints at what the feature under test enforces (verdict contract,
+ * rule 1). The reference server's pseudo-model follows these same plain instructions.
  */
+
+/**
+ * Output limits, one per kind of answer: enough for what the prompt asks, small enough that a model that
+ * never stops costs little (verdict contract, rule 7: every request carries one).
+ */
+export const LIMITS = {
+  /** A word or two ("OK", "PINEAPPLE", a code word). */
+  word: 16,
+  /** Counting to 20: 20 numbers and 19 commas, about 40 tokens in the tokenizers we know. */
+  count: 48,
+  /** One sample of the open prompt. */
+  sample: 12,
+  /** A small JSON object. */
+  json: 48,
+  /** One or two tool calls with short arguments. */
+  tools: 64,
+} as const;
 
 /** A long, predictable answer: every number is at least one token, so the count bounds the tokens. */
 export function countingPrompt(to: number): string {
   return `Count from 1 to ${to}, separated by commas. Write nothing else.`;
 }
 
-/** An open prompt: many right answers, so sampling shows as variety. */
-export const RANDOM_WORD = 'Write one random English noun. Reply with that word only.';
+/** The counting answer the length and stop probes read: long enough for a cut, short enough to be cheap. */
+export const COUNT_TO = 20;
 
-/** Invites prose about exactly the facts SKY_SCHEMA asks for; names JSON only because OpenAI refuses
- *  json_object when no message mentions it. One prompt for both JSON probes, so one baseline serves both. */
-export const PROSE_PROMPT =
-  'In one short sentence, tell me what colour the sky is on a clear day and how many moons the Earth has. (If you reply in JSON, use the keys "colour" and "moons".)';
+/**
+ * An open prompt with many right answers, so sampling shows as variety. A number rather than a noun:
+ * models asked for "a random noun" at temperature 1 pick their favourite most of the time, and a peaked
+ * distribution needs many samples before agreement means anything (parameters.temperature).
+ */
+export const RANDOM_NUMBER = 'Write a random six-digit number. Reply with the number only.';
 
+/**
+ * Invites prose about the sky. It names JSON only because OpenAI refuses json_object when no message
+ * mentions it; it names none of SKY_SCHEMA's keys, so a JSON-mode answer cannot fit the schema by reading
+ * the prompt. One prompt for both JSON probes and their baseline.
+ */
+export const PROSE_PROMPT = 'In one short sentence, tell me what colour the sky is on a clear day and how many moons the Earth has. (JSON is fine too.)';
+
+/**
+ * The schema of parameters.response_format.json_schema: a key (`source`) and an enum value ("chatprobe")
+ * that no prompt mentions, so only the schema itself can produce them. Enums and a bounded integer keep
+ * a grammar-constrained answer short.
+ */
 export const SKY_SCHEMA = {
   type: 'object',
-  properties: { colour: { type: 'string' }, moons: { type: 'integer' } },
-  required: ['colour', 'moons'],
+  properties: {
+    sky: { type: 'string', enum: ['blue', 'grey', 'black'] },
+    moons: { type: 'integer', minimum: 0, maximum: 99 },
+    source: { type: 'string', enum: ['chatprobe'] },
+  },
+  required: ['sky', 'moons', 'source'],
   additionalProperties: false,
 } as const;
 
@@ -41,7 +77,9 @@ export const TIME_TOOL = {
   },
 } as const;
 
-export const WEATHER_PROMPT = 'What is the weather in Paris right now? Use the get_weather tool.';
+export const TOOL_NAMES = [WEATHER_TOOL.function.name, TIME_TOOL.function.name] as const;
+
+/** Needs the weather tool twice: parameters.tools reads one valid call, parallel_tool_calls the second. */
 export const TWO_CITIES_PROMPT = 'What is the weather in Paris and in Tokyo right now? Call get_weather once for each city.';
 
 export const user = (content: unknown) => ({ role: 'user', content });

@@ -1,72 +1,106 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
-import { honoured, ignored, inconclusive, refusal } from '../../src/engine/verdicts.js';
-import { contentOf, unreadable } from './params.js';
-import { user } from './prompts.js';
+import { answerProblem, honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
+import { contentOf, judgeAcceptance, quote } from './params.js';
+import { LIMITS, user } from './prompts.js';
 
 export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE.';
 export const UNRELATED_QUESTION = 'What is the capital of France?';
 
 const says = (x: Exchange, word: string) => contentOf(x).toUpperCase().includes(word.toUpperCase());
 
-function describe(x: Exchange): string {
-  const c = contentOf(x);
-  return JSON.stringify(c.length > 60 ? `${c.slice(0, 57)}...` : c);
-}
+/** A readable answer that contains every word. */
+const recalls = (x: Exchange, words: readonly string[]) => !answerProblem(x) && words.every((w) => says(x, w));
 
-/** The same instruction in the user message: a model that does not follow it there shows nothing by a role. */
+/** The instruction in the user message: the positive control of every role that carries it. */
 export const RULE_IN_USER = defineShared({
   key: 'chat.rule_in_user',
-  cost: { requests: 1, maxTokens: 4 },
-  make: (ctx) => ctx.chat({ messages: [user(`${PINEAPPLE_RULE} ${UNRELATED_QUESTION}`)] }),
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  make: (ctx) => ctx.chat({ messages: [user(`${PINEAPPLE_RULE} ${UNRELATED_QUESTION}`)], max_tokens: LIMITS.word }),
 });
 
 /**
- * An instruction carried by a role (system, developer, system parts) whose effect shows in one word:
- * honoured when the answer is that word, ignored when it is not though the model follows the same
- * instruction given in a user message, inconclusive when it follows it nowhere.
+ * An instruction carried by a role (system, developer, system parts) whose effect shows in one word no
+ * answer to the question contains by chance: honoured when the answer is that word; ignored when it is
+ * not though the model follows the same instruction given in a user message (the positive control);
+ * inconclusive when it follows it nowhere.
  */
-export async function judgeInstruction(ctx: ProbeContext, messages: unknown[], feature: string, param: string): Promise<ProbeVerdict> {
-  const x = await ctx.chat({ messages });
-  if (!x.ok) return refusal(x, ctx.control(), feature, param);
+export function judgeInstruction(x: Exchange, ruleInUser: Exchange, control: Exchange, feature: string, names: readonly string[]): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, feature, names);
   const none = unreadable(x);
   if (none) return none;
-  if (says(x, 'PINEAPPLE')) return honoured(`expected only "PINEAPPLE" to an unrelated question; got ${describe(x)}`);
-  const baseline = await ctx.shared(RULE_IN_USER);
-  if (!baseline.ok || !says(baseline, 'PINEAPPLE')) {
-    return inconclusive(`the answer ${describe(x)} ignores the instruction, but so does the answer with the instruction in the user message (${baseline.ok ? describe(baseline) : `HTTP ${baseline.status}`})`);
+  if (says(x, 'PINEAPPLE')) return honoured(`expected only "PINEAPPLE" to an unrelated question; got ${quote(x)}`);
+  if (!recalls(ruleInUser, ['PINEAPPLE'])) {
+    return inconclusive(`the answer ${quote(x)} ignores the instruction, but so does the answer with the instruction in the user message (${answerProblem(ruleInUser) ?? quote(ruleInUser)})`);
   }
-  return ignored(`expected only "PINEAPPLE" to an unrelated question, got ${describe(x)}, though the same instruction as a user message is followed`);
+  return ignored(`expected only "PINEAPPLE" to an unrelated question, got ${quote(x)}, though the same instruction as a user message is followed`);
 }
 
-/** A message form whose effect shows in the answer containing `expected`. */
-export async function judgeRecall(
-  ctx: ProbeContext,
-  messages: unknown[],
-  expected: string[],
-  feature: string,
-  param: string,
-  extra: { body?: Record<string, unknown>; control?: () => Promise<Exchange> } = {},
-): Promise<ProbeVerdict> {
-  const x = await ctx.chat({ messages, ...extra.body });
-  if (!x.ok) return refusal(x, extra.control ? await extra.control() : ctx.control(), feature, param);
+export async function probeInstruction(ctx: ProbeContext, messages: unknown[], feature: string, names: readonly string[]): Promise<ProbeVerdict> {
+  const x = await ctx.chat({ messages, max_tokens: LIMITS.word });
+  return judgeInstruction(x, await ctx.shared(RULE_IN_USER), ctx.control(), feature, names);
+}
+
+/**
+ * A message form whose content shows in the answer (`expected` words that no prompt of the request
+ * names outright). Honoured: every word is there. Ignored: some word is missing while `plain`, the same
+ * content in its plainest form (one user message), gets them all: the positive control (verdict contract,
+ * rule 2). Otherwise the model cannot show the form's effect: inconclusive.
+ */
+export function judgeRecall(x: Exchange, plain: Exchange, expected: readonly string[], control: Exchange, feature: string, names: readonly string[]): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, feature, names);
   const none = unreadable(x);
   if (none) return none;
+  const want = expected.join(' and ');
   const missing = expected.filter((w) => !says(x, w));
-  if (contentOf(x).trim() === '') return inconclusive(`expected ${expected.join(' and ')} in the answer, got an empty answer`);
-  if (missing.length === 0) return honoured(`expected ${expected.join(' and ')} in the answer; got ${describe(x)}`);
-  // A model that follows no plain instruction cannot show whether this message form reached it.
-  const baseline = await ctx.shared(RULE_IN_USER);
-  if (!baseline.ok || !says(baseline, 'PINEAPPLE')) {
-    return inconclusive(`expected ${expected.join(' and ')} in the answer, got ${describe(x)}; but the model does not follow a plain instruction in a user message either`);
+  if (missing.length === 0) return honoured(`expected ${want} in the answer; got ${quote(x)}`);
+  if (!recalls(plain, expected)) {
+    return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message does not get them either (${answerProblem(plain) ?? quote(plain)})`);
   }
-  return ignored(`expected ${expected.join(' and ')} in the answer, got ${describe(x)}: ${missing.join(', ')} missing`);
+  return ignored(`expected ${want} in the answer, got ${quote(x)}: ${missing.join(', ')} missing, though the same content in one plain user message gets ${quote(plain)}`);
+}
+
+/** Sends a message form and, only when its answer lacks the words, the plain control. */
+export async function probeRecall(
+  ctx: ProbeContext,
+  form: { messages: unknown[]; body?: Record<string, unknown> },
+  plain: unknown[],
+  expected: readonly string[],
+  feature: string,
+  names: readonly string[],
+  control: () => Promise<Exchange> | Exchange = () => ctx.control(),
+): Promise<ProbeVerdict> {
+  const x = await ctx.chat({ messages: form.messages, max_tokens: LIMITS.word, ...form.body });
+  const needsPlain = x.ok && !answerProblem(x) && !expected.every((w) => says(x, w));
+  const p = needsPlain ? await ctx.chat({ messages: plain, max_tokens: LIMITS.word }) : x;
+  return judgeRecall(x, p, expected, await control(), feature, names);
+}
+
+/**
+ * An image whose colour must be named. Honoured needs the colour, and the same question without the
+ * image must not get it (the negative control: a blind model may guess). Ignored needs another answer
+ * while the colour given as text is named (the positive control). `other` is the one control sent:
+ * without the image when the colour was named, with the colour as text when it was not.
+ */
+export function judgeImage(x: Exchange, other: Exchange, colour: string, control: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, 'an image part', ['image', 'image_url', 'images', 'vision', 'mmproj', 'multimodal']);
+  const none = unreadable(x);
+  if (none) return none;
+  if (says(x, colour)) {
+    if (answerProblem(other)) return inconclusive(`the answer names ${colour} (${quote(x)}), but the same question without the image got no answer to compare with (${answerProblem(other)})`);
+    if (says(other, colour)) return inconclusive(`the answer names ${colour} (${quote(x)}), but so does the same question without the image (${quote(other)}): a guess`);
+    return honoured(`expected the image's colour, ${colour}; got ${quote(x)}, where the question without the image gets ${quote(other)}`);
+  }
+  if (!recalls(other, [colour])) {
+    return inconclusive(`expected ${colour} in the answer, got ${quote(x)}; but told the colour in words, the model does not name it either (${answerProblem(other) ?? quote(other)})`);
+  }
+  return ignored(`expected ${colour} in the answer, got ${quote(x)}, though told the colour in words the model names it (${quote(other)})`);
 }
 
 /** For message forms with no effect to see: accepted or rejected, with the answer recorded. */
-export async function judgeForm(ctx: ProbeContext, messages: unknown[], feature: string, param: string, note?: (x: Exchange) => string): Promise<ProbeVerdict> {
-  const x = await ctx.chat({ messages });
-  if (!x.ok) return refusal(x, ctx.control(), feature, param);
-  const extra = note ? `; ${note(x)}` : '';
-  return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${describe(x)}${extra}` };
+export async function judgeForm(ctx: ProbeContext, messages: unknown[], feature: string, names: readonly string[], note?: (x: Exchange) => string): Promise<ProbeVerdict> {
+  const x = await ctx.chat({ messages, max_tokens: LIMITS.word });
+  const v = judgeAcceptance(x, ctx.control(), feature, names);
+  if (v.verdict !== 'accepted') return v;
+  return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${quote(x)}${note ? `; ${note(x)}` : ''}` };
 }

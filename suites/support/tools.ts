@@ -1,9 +1,12 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Exchange } from '../../src/engine/exchange.js';
+import { defineShared, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
-import { defineShared, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { TIME_TOOL, user, WEATHER_PROMPT, WEATHER_TOOL } from './prompts.js';
+import type { Finding } from '../../src/report/model.js';
+import { contentOf } from './params.js';
+import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validators: Record<string, ValidateFunction> = {
@@ -38,31 +41,197 @@ export function toolCallsOf(x: Exchange): { calls: ToolCallView[]; finishReason:
   return { calls, finishReason: choice?.finishReason };
 }
 
+const callCount = (x: Exchange) => (x.ok && !answerProblem(x, 'choice') ? toolCallsOf(x).calls.length : 0);
+
+/** The names a JSON value calls, in the shapes models write calls in when no parser takes them out. */
+function namesCalled(v: unknown): string[] {
+  if (Array.isArray(v)) return v.flatMap(namesCalled);
+  if (!isObject(v)) return [];
+  if (Array.isArray(v.tool_calls)) return namesCalled(v.tool_calls);
+  const fn = isObject(v.function) ? v.function : v;
+  const name = typeof fn.name === 'string' ? fn.name : undefined;
+  return name && (TOOL_NAMES as readonly string[]).includes(name) && ('arguments' in fn || 'parameters' in fn) ? [name] : [];
+}
+
+/**
+ * A tool call written as text in `content` (verdict contract, rule 9): Hermes/Qwen `<tool_call>` tags,
+ * Llama `<function=…>` and `<|python_tag|>`, Mistral `[TOOL_CALLS]`, or a JSON object (fenced or not)
+ * naming one of our functions. The model called; the server did not parse the call out.
+ */
+export function textToolCall(content: string): string | undefined {
+  const tagged = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/.exec(content);
+  if (tagged) return `a <tool_call> tag${namesCalled(parse(tagged[1]!)).length ? ` calling ${namesCalled(parse(tagged[1]!)).join(', ')}` : ''}`;
+  const fn = /<function=(\w+)>/.exec(content);
+  if (fn && (TOOL_NAMES as readonly string[]).includes(fn[1]!)) return `a <function=${fn[1]}> tag`;
+  if (/<\|python_tag\|>|\[TOOL_CALLS\]/.test(content)) return 'a tool-call marker (<|python_tag|> or [TOOL_CALLS])';
+  const body = /```(?:json)?\s*([\s\S]*?)```/.exec(content)?.[1] ?? content;
+  const names = namesCalled(parse(body.trim()));
+  return names.length > 0 ? `a JSON object calling ${names.join(', ')}` : undefined;
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tools ignored by the API because the call came back as text. */
+function callAsText(x: Exchange, what: string): ProbeVerdict | undefined {
+  const text = textToolCall(contentOf(x));
+  if (!text) return undefined;
+  return {
+    ...ignored(`expected ${what} in message.tool_calls, got ${text} in message.content`),
+    findings: [warn('tool_call_as_text', "tool calls come back as text in the content: the server's tool-call parser is off (llama.cpp without --jinja, vLLM without --enable-auto-tool-choice and a --tool-call-parser, a chat template without tool support)")],
+  };
+}
+
 export function describeCalls(calls: readonly ToolCallView[], finishReason: unknown): string {
   const list = calls.length === 0 ? 'no tool call' : calls.map((c) => `${c.name ?? '?'}(${c.problem ? `invalid: ${c.problem}` : 'valid'})`).join(', ');
   return `${list}, finish_reason ${JSON.stringify(finishReason ?? null)}`;
 }
 
-/** The weather prompt with the weather tool and no tool_choice: parameters.tools judges it, and
- *  tool_choice "none" needs it to show that the model would otherwise call the tool. */
+const describe = (x: Exchange) => (x.ok && !answerProblem(x, 'choice') ? describeCalls(toolCallsOf(x).calls, toolCallsOf(x).finishReason) : answerProblem(x, 'choice'));
+
+/** Two cities and the weather tool, no tool_choice: parameters.tools judges it; tool_choice "none" and
+ *  parallel_tool_calls compare with it (the model calls here without them). */
 export const WEATHER_CALL = defineShared({
   key: 'chat.weather_tool',
-  cost: { requests: 1, maxTokens: 20 },
-  make: (ctx) => ctx.chat({ messages: [user(WEATHER_PROMPT)], tools: [WEATHER_TOOL] }),
+  cost: { requests: 1, maxTokens: LIMITS.tools },
+  make: (ctx) => ctx.chat({ messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], max_tokens: LIMITS.tools }),
 });
 
 /** A prompt that needs no tool, with both tools and no tool_choice: forcing a call proves nothing if the
- *  model calls a tool here anyway (some small models call whatever tool they are given). */
+ *  model calls a tool here anyway (some small models call whatever tool they are given). Its prompt count,
+ *  against the smoke call's (the same prompt without tools), shows whether the tools reach the model. */
 export const TOOLS_UNNEEDED = defineShared({
   key: 'chat.tools_unneeded',
-  cost: { requests: 1, maxTokens: 20 },
-  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL] }),
+  cost: { requests: 1, maxTokens: LIMITS.tools },
+  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], max_tokens: LIMITS.tools }),
 });
 
 /** The prompt that needs no tool, with tool_choice "required": tool_choice.required judges it, and
- *  parameters.tools reads it to tell tools dropped on the way from a model that chose not to call. */
+ *  parameters.tools and tool_choice.named read it as the proof that a call can be forced here. */
 export const FORCED_CALL = defineShared({
   key: 'chat.tool_required',
-  cost: { requests: 1, maxTokens: 20 },
-  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required' }),
+  cost: { requests: 1, maxTokens: LIMITS.tools },
+  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_tokens: LIMITS.tools }),
 });
+
+/**
+ * Whether the tools reach the model, from the server's own prompt counts: the same prompt with two tool
+ * definitions costs tens of prompt tokens more when the template renders them. `dropped` needs the counts
+ * equal while they do follow the prompt elsewhere (the two-cities request counts differently).
+ */
+export function toolsReach(unneeded: Exchange, smoke: Exchange, weather: Exchange): 'reach' | 'dropped' | undefined {
+  const withTools = unneeded.usage?.promptTokens;
+  const without = smoke.usage?.promptTokens;
+  if (withTools === undefined || without === undefined) return undefined;
+  if (withTools - without >= 20) return 'reach';
+  const other = weather.usage?.promptTokens;
+  if (Math.abs(withTools - without) <= 2 && other !== undefined && other !== withTools) return 'dropped';
+  return undefined;
+}
+
+/**
+ * parameters.tools: a valid call to the tool the prompt needs. Ignored needs the absence of a call and a
+ * control that tells dropped tools from a model that chose not to call: a forced call that works (then
+ * the model chose: inconclusive), or prompt counts that show the tools never reached the model.
+ */
+export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, control: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, control, 'tools', 'tools');
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const { calls, finishReason } = toolCallsOf(x);
+  const seen = describeCalls(calls, finishReason);
+  if (calls.length === 0) {
+    const text = callAsText(x, 'a get_weather call');
+    if (text) return text;
+    if (callCount(forced) > 0) {
+      return inconclusive(`expected a get_weather call, got ${seen}; yet tool_choice "required" makes a call, so the tools reach the model and it chose not to call`);
+    }
+    const reach = toolsReach(unneeded, control, x);
+    const counts = `prompt_tokens ${control.usage?.promptTokens ?? '?'} without tools, ${unneeded.usage?.promptTokens ?? '?'} with two`;
+    if (reach === 'dropped') return ignored(`expected a get_weather call, got ${seen}, and the tools never reached the model (${counts})`);
+    const why = reach === 'reach' ? `the tools reach the model (${counts}) but it makes no call, even when forced` : 'nothing shows whether the tools reached the model';
+    return inconclusive(`expected a get_weather call, got ${seen}: ${why}`);
+  }
+  const valid = calls.filter((c) => c.name === 'get_weather' && !c.problem);
+  if (valid.length === 0) return inconclusive(`expected a valid get_weather call, got ${seen}: the tools reach the model, the call is not usable`);
+  const findings: Finding[] = [];
+  if (finishReason !== 'tool_calls') findings.push(warn('finish_reason', `finish_reason ${JSON.stringify(finishReason)} instead of "tool_calls"`));
+  return { ...honoured(`expected a valid get_weather call; got ${seen}`), findings };
+}
+
+/**
+ * tool_choice "required": a call for a prompt that needs none, where the model makes none without it
+ * (the negative control). Ignored needs no call while the model does call tools when asked (the
+ * positive control: the two-cities request).
+ */
+export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, unneeded, 'tool_choice "required"', 'tool_choice');
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const { calls, finishReason } = toolCallsOf(x);
+  const seen = describeCalls(calls, finishReason);
+  if (calls.length === 0) {
+    const text = callAsText(x, 'a forced tool call');
+    if (text) return text;
+    if (callCount(weather) > 0) return ignored(`expected a forced tool call, got ${seen}, though the model calls tools when the prompt asks`);
+    return inconclusive(`expected a forced tool call, got ${seen}; the model calls no tool when asked either (${describe(weather)}), so tools may not reach it at all`);
+  }
+  if (!unneeded.ok || answerProblem(unneeded, 'choice') || callCount(unneeded) > 0) {
+    return inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
+  }
+  return honoured(`expected a tool call where the model otherwise makes none; got ${seen}`);
+}
+
+/**
+ * tool_choice naming get_time: a call to get_time only, where the model does not call it unforced (the
+ * negative control). Ignored needs another answer while a call can be forced here (the positive control:
+ * tool_choice "required" or the two-cities request make calls). llama.cpp before 2025 treats a named
+ * tool_choice as "auto": this is where that shows.
+ */
+export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const { calls, finishReason } = toolCallsOf(x);
+  const seen = describeCalls(calls, finishReason);
+  const named = calls.filter((c) => c.name === 'get_time');
+  if (named.length === 0 || named.length !== calls.length) {
+    const text = calls.length === 0 ? callAsText(x, 'a call to get_time') : undefined;
+    if (text) return text;
+    if (callCount(forced) > 0 || callCount(weather) > 0) return ignored(`expected a call to get_time only, got ${seen}, though calls can be forced here`);
+    return inconclusive(`expected a call to get_time only, got ${seen}; but no call could be forced here either (${describe(forced)})`);
+  }
+  if (!unneeded.ok || answerProblem(unneeded, 'choice') || toolCallsOf(unneeded).calls.some((c) => c.name === 'get_time')) {
+    return inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
+  }
+  return honoured(`expected a call to get_time where the model otherwise makes none; got ${seen}`);
+}
+
+/** tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). */
+export function judgeNone(x: Exchange, weather: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, weather, 'tool_choice "none"', 'tool_choice');
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const { calls, finishReason } = toolCallsOf(x);
+  const seen = describeCalls(calls, finishReason);
+  if (calls.length > 0) return ignored(`expected no tool call, got ${seen}`);
+  if (callCount(weather) === 0) return inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(weather)}): nothing to prevent`);
+  return honoured(`expected an answer in words where the model otherwise calls the tool; got ${seen}`);
+}
+
+/** parallel_tool_calls: false: one call where the same request without it makes several (the control). */
+export function judgeParallel(x: Exchange, weather: Exchange): ProbeVerdict {
+  if (!x.ok) return refusal(x, weather, 'parallel_tool_calls: false', 'parallel_tool_calls');
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const serial = toolCallsOf(x);
+  if (serial.calls.length > 1) return ignored(`expected one tool call, got ${describeCalls(serial.calls, serial.finishReason)}`);
+  const seen = `with parallel_tool_calls false: ${describeCalls(serial.calls, serial.finishReason)}; without: ${describe(weather)}`;
+  if (serial.calls.length === 1 && callCount(weather) > 1) return honoured(`expected one call instead of several; got ${seen}`);
+  return inconclusive(`expected one call where the model otherwise makes several; got ${seen}`);
+}

@@ -17,26 +17,30 @@ describe('--dry-run', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(server.received).toEqual([{ method: 'GET', path: '/v1/models' }]);
     for (const m of ['ref-standard', 'ref-reasoning', 'ref-lenient']) expect(run.stdout).toContain(m);
-    // The parameter catalogue's budget: at most 40 requests and 3,000 max tokens per model.
-    const params = /parameters\s+(\d+) request\(s\)\s+(\d+) max tokens/.exec(run.stdout);
-    expect(params, run.stdout).not.toBeNull();
-    expect(Number(params![1])).toBeLessThanOrEqual(40);
-    expect(Number(params![2])).toBeLessThanOrEqual(3000);
+    // A model's whole budget at the default settings, controls and sample growth included: at most 70
+    // requests and 5,000 max tokens (the smoke call counted).
+    const total = /total\s+(\d+) request\(s\)\s+(\d+) max tokens/.exec(run.stdout);
+    expect(total, run.stdout).not.toBeNull();
+    expect(Number(total![1])).toBeLessThanOrEqual(70);
+    expect(Number(total![2])).toBeLessThanOrEqual(5000);
   });
 
-  it('prices the role catalogue alone at 15 requests a model at most', async () => {
+  it('prices the role catalogue alone at 17 requests a model at most', async () => {
     const run = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'roles.*'], { OPENAI_API_KEY: KEY });
     const plan = JSON.parse(run.stdout);
     expect(plan.perArea).toHaveLength(1);
     expect(plan.perArea[0].area).toBe('roles');
-    expect(plan.perArea[0].requests).toBeLessThanOrEqual(15);
+    // 11 probes, the instruction in a user message, and one positive or negative control for each of
+    // history, content parts, tool result and image; the tool result's refusal control is the tools request.
+    expect(plan.perArea[0].requests).toBeLessThanOrEqual(17);
   });
 
   it('counts the sample sets at the --samples given', async () => {
     const four = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature'], { OPENAI_API_KEY: KEY });
     const eight = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature', '--samples', '8'], { OPENAI_API_KEY: KEY });
-    // Two sample sets (temperature 0 and 1) plus the smoke call.
-    expect(JSON.parse(four.stdout).perModel.requests).toBe(2 * 4 + 1);
-    expect(JSON.parse(eight.stdout).perModel.requests).toBe(2 * 8 + 1);
+    // Two sample sets at their largest (temperature 0 grows by one, the temperature 1 baseline by two)
+    // plus the smoke call.
+    expect(JSON.parse(four.stdout).perModel.requests).toBe(4 + 1 + 4 + 2 + 1);
+    expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 1 + 8 + 2 + 1);
   });
 });

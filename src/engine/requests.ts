@@ -1,0 +1,95 @@
+import type { HttpRequest } from '../http/client.js';
+import type { CallLog } from './calls.js';
+import type { Exchange, StreamExchange } from './exchange.js';
+import { SMOKE_PROMPT, SMOKE_RETRY_LIMIT, type ChatBody, type ChatOptions } from './probe.js';
+import { LIMIT_KEYS, namesAny } from './verdicts.js';
+
+/** Whether a request body carries an output limit (verdict contract, rule 7). */
+export function hasLimit(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  return LIMIT_KEYS.some((k) => typeof (body as Record<string, unknown>)[k] === 'number');
+}
+
+/** A chat body (object with messages) sent without an output limit: a harness bug, caught before sending. */
+export function assertLimited(req: HttpRequest, probe: string): void {
+  const body = req.body;
+  if (req.method !== 'POST' || typeof body !== 'object' || body === null || !Array.isArray((body as ChatBody).messages)) return;
+  if (!hasLimit(body)) throw new Error(`probe ${probe} sent a chat request without max_tokens or max_completion_tokens`);
+}
+
+/** A 4xx that names `key`: the model refuses that limit key (reasoning models refuse max_tokens). */
+export function refusesKey(x: Exchange, key: string): boolean {
+  return x.status !== undefined && x.status >= 400 && x.status < 500 && !x.cause && namesAny(x, [key]);
+}
+
+/** The body with `max_tokens` sent as `max_completion_tokens`. */
+export function renameLimit(body: ChatBody): ChatBody {
+  if (!('max_tokens' in body)) return body;
+  const { max_tokens: limit, ...rest } = body;
+  return { ...rest, max_completion_tokens: limit };
+}
+
+/** Two tries as one exchange: the last answer, every attempt's id, and what the first try got. */
+function joined<T extends Exchange>(first: Exchange, second: T, keepFirst: boolean): T {
+  const x: T = { ...second, attempts: [...first.attempts, ...second.attempts] };
+  if (keepFirst) x.firstTry = { status: first.status, message: first.errorMessage };
+  return x;
+}
+
+/**
+ * How the requests of one model are sent: with the output limit under the key the model accepts, and a
+ * 5xx tried once more. Shared by every probe of the model, so the limit key is learnt once.
+ */
+export class ModelCaller {
+  private limitKey: (typeof LIMIT_KEYS)[number] = 'max_tokens';
+  /** The smoke call's uncapped first try, when it ran past --timeout and a capped try answered. */
+  runaway: Exchange | undefined;
+
+  constructor(
+    private readonly log: CallLog,
+    readonly model: string,
+  ) {}
+
+  chat(body: ChatBody, probe: string, options: ChatOptions = {}): Promise<Exchange> {
+    return this.call(body, probe, options, false);
+  }
+
+  stream(body: ChatBody, probe: string, options: ChatOptions = {}): Promise<StreamExchange> {
+    return this.call({ ...body, stream: true }, probe, options, true) as Promise<StreamExchange>;
+  }
+
+  /**
+   * The smoke call: the plain request with no optional parameter and no limit. If it does not end within
+   * --timeout, it is sent once more with a small limit: a model that never stops on its own (a broken chat
+   * template or EOS token, common on local servers) still gets its row audited, with limits.
+   */
+  async smoke(signal: AbortSignal | undefined): Promise<Exchange> {
+    const messages = [{ role: 'user', content: SMOKE_PROMPT }];
+    const first = await this.log.send({ method: 'POST', path: '/chat/completions', body: { model: this.model, messages } }, 'smoke', this.model);
+    if (first.transport?.code !== 'timeout' || signal?.aborted) return first;
+    const capped = await this.chat({ messages, max_tokens: SMOKE_RETRY_LIMIT }, 'smoke');
+    if (!capped.ok) return first;
+    this.runaway = first;
+    return joined(first, capped, false);
+  }
+
+  private async call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
+    const send = async (b: ChatBody) => {
+      const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
+      assertLimited(req, probe);
+      const x = stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model);
+      // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
+      // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
+      if (x.status === undefined || x.status < 500 || x.transport) return x;
+      const again = stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model);
+      return joined(x, again, true);
+    };
+    const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
+    const first = await send(renamed ? renameLimit(body) : body);
+    if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return first;
+    // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
+    // for this request and every later one of the model.
+    this.limitKey = 'max_completion_tokens';
+    return joined(first, await send(renameLimit(body)), false);
+  }
+}

@@ -1,0 +1,186 @@
+import type { Exchange } from '../../src/engine/exchange.js';
+import { defineShared, maxSamples, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
+import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
+import { distinctAnswers, firstFailed, normalised } from './params.js';
+import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
+
+/**
+ * Sampling probes (verdict contract, rule 6). Agreement among samples taken with a parameter (temperature
+ * 0, top_p near 0, a fixed seed) is called honoured only when it is improbable had the parameter done
+ * nothing, judged from the variety measured without it. If the parameter does nothing, the samples with
+ * it come from the baseline's distribution, and m of them agree with probability Σ pᵢᵐ ≤ p_max^(m−1).
+ * p_max is estimated from the baseline's most frequent answer, shrunk towards 1 as (c + 1) / (n + 1) so
+ * that few samples never look flat by luck. Honoured needs that bound under ALPHA; while it is not, samples
+ * are added, up to SAMPLE_GROWTH more (two to the baseline, one to the set).
+ *
+ * In simulation (test/unit/sampling.test.ts: 4 starting samples) the worst distribution found, one answer
+ * with about 60% of the mass, is called honoured about 2% of the time though the parameter does nothing;
+ * an honoured parameter on a flat distribution is recognised about 99% of the time.
+ */
+export const ALPHA = 0.05;
+
+/** The chance bound p_max^(m−1) for `m` agreeing samples, from the baseline's answers. */
+export function chanceOfAgreement(baseline: readonly string[], m: number): number {
+  const counts = new Map<string, number>();
+  for (const a of baseline) counts.set(a, (counts.get(a) ?? 0) + 1);
+  const top = Math.max(0, ...counts.values());
+  return ((top + 1) / (baseline.length + 1)) ** (m - 1);
+}
+
+const pct = (p: number) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p < 0.1 ? 1 : 0)}%`);
+
+/** The most samples the baseline and the set may hold. */
+export interface Limits {
+  baseline: number;
+  set: number;
+}
+
+export const limitsAt = (samples: number): Limits => ({ baseline: maxSamples(samples, 'baseline'), set: maxSamples(samples, 'set') });
+
+/** What to do next: call it, or add a sample to the baseline or the set, or fetch the greedy samples. */
+export type Decision = { verdict: ProbeVerdict } | { more: 'baseline' | 'set' | 'greedy' };
+
+/** Whether greedy decoding repeats: the positive control of an "ignored" collapse. */
+export function greedyRepeats(t0: readonly Exchange[]): true | string {
+  const bad = t0.map((x) => answerProblem(x)).find(Boolean);
+  if (bad) return `greedy decoding could not be checked (${bad})`;
+  const d = distinctAnswers(t0);
+  return d === 1 ? true : `greedy decoding (temperature 0) does not repeat here either (${d} distinct of ${t0.length})`;
+}
+
+/**
+ * The pure judgement of a collapse: `baseline` are the samples without the parameter, `set` those with it,
+ * `limit` the most either may hold. Variety under the parameter is `ignored` only when greedy decoding
+ * repeats here (`greedy`, the temperature 0 samples: the positive control); `never` for temperature, where
+ * variety at 0 may be the model's own randomness as much as an ignored parameter.
+ */
+export function judgeCollapse(
+  feature: string,
+  baseline: readonly Exchange[],
+  set: readonly Exchange[],
+  limit: Limits,
+  control: Exchange,
+  greedy: readonly Exchange[] | 'never' | undefined,
+  names: string,
+): Decision {
+  const refusedBase = firstFailed(baseline);
+  if (refusedBase) return { verdict: inconclusive(`the baseline without ${feature} was refused (${answerProblem(refusedBase)}), so there is no variety to compare with`) };
+  const refused = firstFailed(set);
+  if (refused) return { verdict: refusal(refused, control, feature, names) };
+  for (const x of [...set, ...baseline]) {
+    const problem = answerProblem(x);
+    if (problem) {
+      const v = inconclusive(`${problem}: every sample must be a readable answer`);
+      if (problem.includes('error body')) v.findings = [warn('error_in_2xx', problem)];
+      return { verdict: v };
+    }
+  }
+  const db = distinctAnswers(baseline);
+  const ds = distinctAnswers(set);
+  const seen = `${baseline.length} samples without it: ${db} distinct; ${set.length} with ${feature}: ${ds} distinct`;
+  if (ds > 1) {
+    if (greedy === 'never') return { verdict: inconclusive(`${seen}: the answers vary with ${feature}, so either it is ignored or the model is random there; samples cannot tell which`) };
+    if (greedy === undefined) return { more: 'greedy' };
+    const repeats = greedyRepeats(greedy);
+    if (repeats === true) return { verdict: ignored(`expected one answer with ${feature}; got ${seen}, though greedy decoding repeats here`) };
+    return { verdict: inconclusive(`${seen}, but ${repeats}, so the variety proves nothing`) };
+  }
+  const p = chanceOfAgreement(baseline.map(normalised), set.length);
+  if (p < ALPHA) return { verdict: honoured(`expected one answer with ${feature}; got ${seen}; the chance of such agreement without it is at most ${pct(p)}`) };
+  if (baseline.length < limit.baseline && baseline.length <= set.length) return { more: 'baseline' };
+  if (set.length < limit.set) return { more: 'set' };
+  if (baseline.length < limit.baseline) return { more: 'baseline' };
+  const why = db === 1 ? 'no variety without it either' : `agreement this likely by chance (up to ${pct(p)})`;
+  return { verdict: inconclusive(`${seen}: ${why}, so the agreement proves nothing`) };
+}
+
+/** One sample of the open prompt with the given parameters. */
+const sample = (ctx: ProbeContext, extra: Record<string, unknown>) => ctx.chat({ messages: [user(RANDOM_NUMBER)], max_tokens: LIMITS.sample, ...extra });
+
+/**
+ * A set of samples that grows on demand, sent one after another; a refusal ends it (the rest would be
+ * refused too). Shared sets (the baselines) grow for whichever probe needs more first.
+ */
+export class SampleSet {
+  readonly samples: Exchange[] = [];
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: ProbeContext,
+    private readonly extra: Record<string, unknown>,
+  ) {}
+
+  /** Ensures at least `n` samples (fewer if one was refused). */
+  atLeast(n: number): Promise<Exchange[]> {
+    this.pending = this.pending.then(async () => {
+      while (this.samples.length < n && !firstFailed(this.samples)) this.samples.push(await sample(this.ctx, this.extra));
+    });
+    return this.pending.then(() => this.samples);
+  }
+}
+
+function pool(key: string, extra: Record<string, unknown>, role: 'baseline' | 'set'): SharedExchange<SampleSet> {
+  return defineShared({
+    key,
+    cost: { requests: 0, maxTokens: 0, sampled: { sets: 1, maxTokens: LIMITS.sample, role } },
+    make: async (ctx) => {
+      const set = new SampleSet(ctx, extra);
+      await set.atLeast(ctx.options.samples);
+      return set;
+    },
+  });
+}
+
+/** The sampling baselines: greedy (temperature 0) and default sampling (temperature 1). */
+export const SAMPLES_T0 = pool('samples.t0', { temperature: 0 }, 'set');
+export const SAMPLES_T1 = pool('samples.t1', { temperature: 1 }, 'baseline');
+
+/** A shared set's samples, at least `n` of them; awaited again so the caller's evidence has every call. */
+export async function samplesOf(ctx: ProbeContext, s: SharedExchange<SampleSet>, n: number): Promise<Exchange[]> {
+  const set = await ctx.shared(s);
+  await set.atLeast(n);
+  await ctx.shared(s);
+  return set.samples;
+}
+
+/** Runs a collapse judgement, adding samples while it asks for more. */
+export async function decideCollapse(
+  ctx: ProbeContext,
+  baselineSet: SharedExchange<SampleSet>,
+  withParam: SharedExchange<SampleSet> | SampleSet,
+  judge: (baseline: readonly Exchange[], set: readonly Exchange[], limit: Limits, greedy: readonly Exchange[] | undefined) => Decision,
+): Promise<ProbeVerdict> {
+  const limit = limitsAt(ctx.options.samples);
+  const take = (n: number) => (withParam instanceof SampleSet ? withParam.atLeast(n) : samplesOf(ctx, withParam, n));
+  let baseline = await samplesOf(ctx, baselineSet, ctx.options.samples);
+  let samples = await take(ctx.options.samples);
+  let greedy: Exchange[] | undefined;
+  for (;;) {
+    const d = judge(baseline, samples, limit, greedy);
+    if ('verdict' in d) return d.verdict;
+    if (d.more === 'baseline') baseline = await samplesOf(ctx, baselineSet, baseline.length + 1);
+    else if (d.more === 'set') samples = await take(samples.length + 1);
+    else greedy = await samplesOf(ctx, SAMPLES_T0, ctx.options.samples);
+  }
+}
+
+/**
+ * temperature 0 against temperature 1. Never `ignored`: a model that varies at 0 may ignore temperature
+ * or be random at 0 (batched or MoE deployments), and samples cannot tell which.
+ */
+export function judgeTemperature(t1: readonly Exchange[], t0: readonly Exchange[], limit: Limits, control: Exchange): Decision {
+  const refused1 = firstFailed(t1);
+  if (refused1) return { verdict: refusal(refused1, control, firstFailed(t0) ? 'temperature: 0 and 1' : 'temperature: 1 (temperature: 0 was accepted)', 'temperature') };
+  return judgeCollapse('temperature: 0', t1, t0, limit, control, 'never', 'temperature');
+}
+
+/** top_p near 0 or a fixed seed, at temperature 1: one answer where the baseline varies. */
+export function probeCollapse(ctx: ProbeContext, param: string, value: unknown): Promise<ProbeVerdict> {
+  const feature = `${param}: ${JSON.stringify(value)}`;
+  return decideCollapse(
+    ctx,
+    SAMPLES_T1,
+    new SampleSet(ctx, { temperature: 1, [param]: value }),
+    (b, s, limit, greedy) => judgeCollapse(feature, b, s, limit, ctx.control(), greedy, param),
+  );
+}
