@@ -29,6 +29,8 @@ export function doctorLines(m: ModelEntry): string[] {
     const detail = last && m.smoke ? `: HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${m.smoke.message})` : ''}` : '';
     lines.push(`  ✓ ${step.name}${detail}`);
   }
+  // Not a check that stops an audit: the model is audited with limits. But operators fix it here.
+  if (m.smoke?.runaway) lines.push('  ! stops on its own: no answer without a limit within --timeout, one with a limit: check the chat template and EOS token');
   return lines;
 }
 

@@ -175,6 +175,8 @@ export const Profile = z.object({
   models: z.array(ProfileModel).min(1),
   /** The verdict each target-scope probe (auth, malformed input, /models) should give. */
   expect: z.record(z.string(), Verdict).default({}),
+  /** Verdicts every model of the profile should give unless its own `expect` says otherwise. */
+  modelExpect: z.record(z.string(), Verdict).default({}),
   /** How the oracle test audits this profile: with or without a key, and extra CLI flags. */
   oracle: z.object({ key: z.boolean().default(true), args: z.array(z.string()).default([]) }).default({ key: true, args: [] }),
 });

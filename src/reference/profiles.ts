@@ -4,6 +4,7 @@ import brokenGateway from '../../fixtures/profiles/broken-gateway.json' with { t
 import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' };
 import fastapi from '../../fixtures/profiles/fastapi.json' with { type: 'json' };
 import gatewayCauses from '../../fixtures/profiles/gateway-causes.json' with { type: 'json' };
+import imperfect from '../../fixtures/profiles/imperfect.json' with { type: 'json' };
 import llamaCpp from '../../fixtures/profiles/llama-cpp.json' with { type: 'json' };
 import newApi from '../../fixtures/profiles/new-api.json' with { type: 'json' };
 import picky from '../../fixtures/profiles/picky.json' with { type: 'json' };
@@ -21,6 +22,7 @@ const BUNDLED: Record<string, unknown> = {
   'echo-key': echoKey,
   fastapi: fastapi,
   'gateway-causes': gatewayCauses,
+  imperfect: imperfect,
   'llama-cpp': llamaCpp,
   'new-api': newApi,
   picky: picky,
@@ -41,7 +43,9 @@ export function loadProfile(nameOrPath: string): Profile {
     const issue = parsed.error.issues[0]!;
     throw new Error(`profile "${nameOrPath}" is invalid at ${issue.path.join('.') || 'top level'}: ${issue.message}`);
   }
-  return parsed.data;
+  const profile = parsed.data;
+  for (const m of profile.models) m.expect = { ...profile.modelExpect, ...m.expect };
+  return profile;
 }
 
 function readProfileFile(path: string): unknown {

@@ -21,7 +21,7 @@ export interface ReferenceServer {
   /** Base URL ending in /v1. */
   url: string;
   /** Every request received, in order (tests count what an audit sent, and check each chat request's limit). */
-  received: { method: string; path: string; limited?: boolean }[];
+  received: { method: string; path: string; limited?: boolean; body?: string }[];
   /** Serve another profile from now on, at the same URL: a model that changes between two audits. */
   setProfile(profile: Profile): void;
   close(): Promise<void>;
@@ -133,6 +133,7 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
   c.entry.limited = /"max(_completion)?_tokens"\s*:\s*\d/.test(raw);
+  if (!c.entry.limited) c.entry.body = raw.slice(0, 2000);
   let body: Json;
   try {
     const parsed: unknown = JSON.parse(raw);

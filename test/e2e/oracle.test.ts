@@ -5,6 +5,7 @@ import { loadProfile, PROFILE_NAMES } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { ENDPOINT, Report, type Verdict } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
+import { SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -63,6 +64,16 @@ describe.each(apiProfiles)('profile %s', (name) => {
       expect(cells, p).toEqual(models.map((m) => m.expect[p]));
     }
     for (const p of targetProbes) expect(md, p).toContain(`| \`${p}\` | `);
+  });
+
+  it('caps every request but the smoke calls\' first tries (verdict contract, rule 7)', () => {
+    const chats = server.received.filter((r) => r.path === '/v1/chat/completions');
+    expect(chats.length).toBeGreaterThan(0);
+    for (const r of chats.filter((x) => x.limited === false)) {
+      const body = JSON.parse(r.body!);
+      expect(Object.keys(body).sort(), r.body).toEqual(['messages', 'model']);
+      expect(body.messages, r.body).toEqual([{ role: 'user', content: SMOKE_PROMPT }]);
+    }
   });
 
   it('exits as the verdicts say and writes all four files', async () => {

@@ -60,7 +60,7 @@ export function renderMatrix(report: Report): string {
     const ttft = m.metrics?.ttftMsMedian !== undefined ? `${m.metrics.ttftMsMedian} ms` : '—';
     const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
     const cps = m.metrics?.chunksPerSecondMedian !== undefined ? `${Math.round(m.metrics.chunksPerSecondMedian)}` : '—';
-    const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : '';
+    const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : m.smoke?.runaway ? 'does not stop on its own: audited with output limits (see chat.finish_reason)' : '';
     out.push(`| \`${escapeCell(m.id)}\` | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeCell(note)} |`);
   }
   out.push('');
