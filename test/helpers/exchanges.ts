@@ -1,0 +1,81 @@
+/**
+ * Hand-made exchanges for the judgement tests: each goes through the real toExchange, from a status, a
+ * content type and a body, so a judgement sees exactly what it would see from a server.
+ */
+import type { HttpResponse } from '../../src/http/client.js';
+import { toExchange, type Exchange } from '../../src/engine/exchange.js';
+
+let seq = 0;
+
+export function raw(status: number | undefined, body: string, contentType = 'application/json', transport?: HttpResponse['transport']): Exchange {
+  const res: HttpResponse = {
+    status,
+    headers: contentType ? { 'content-type': contentType } : {},
+    chunks: body ? [{ at: 1, bytes: Buffer.from(body) }] : [],
+    bytes: Buffer.byteLength(body),
+    truncated: false,
+    durationMs: 5,
+    ...(transport ? { transport } : {}),
+  };
+  return toExchange(`t${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res, (s) => s);
+}
+
+export interface Call {
+  name: string;
+  args: unknown;
+}
+
+export interface ChoiceSpec {
+  content?: string | null;
+  finish?: string | null;
+  calls?: Call[];
+  reasoning?: string;
+  logprobs?: unknown;
+}
+
+export interface ReplyOptions extends ChoiceSpec {
+  /** [prompt, completion] tokens; null for no usage. */
+  usage?: [number, number] | null;
+  /** More choices after the first. */
+  more?: ChoiceSpec[];
+}
+
+const choice = (c: ChoiceSpec, index: number, content: string | null) => {
+  const message: Record<string, unknown> = { role: 'assistant', content };
+  if (c.reasoning) message.reasoning_content = c.reasoning;
+  if (c.calls) {
+    message.tool_calls = c.calls.map((t, i) => ({
+      id: `call_${i}`,
+      type: 'function',
+      function: { name: t.name, arguments: typeof t.args === 'string' ? t.args : JSON.stringify(t.args) },
+    }));
+  }
+  const out: Record<string, unknown> = { index, message, finish_reason: c.finish === undefined ? (c.calls ? 'tool_calls' : 'stop') : c.finish };
+  if (c.logprobs !== undefined) out.logprobs = c.logprobs;
+  return out;
+};
+
+/** A 200 chat completion with the given content and facts. */
+export function reply(content: string | null, o: ReplyOptions = {}): Exchange {
+  const choices = [choice(o, 0, content), ...(o.more ?? []).map((c, i) => choice(c, i + 1, c.content ?? null))];
+  const body: Record<string, unknown> = { id: 'chatcmpl-t', object: 'chat.completion', created: 1, model: 'm', choices };
+  const usage: [number, number] | null = o.usage === undefined ? [10, Math.max(1, (content ?? '').split(/\s+/).length)] : o.usage;
+  if (usage) body.usage = { prompt_tokens: usage[0], completion_tokens: usage[1], total_tokens: usage[0] + usage[1] };
+  return raw(200, JSON.stringify(body));
+}
+
+/** A refusal in the OpenAI envelope (or any other JSON body given as an object, or text). */
+export function refused(status: number, message: string, o: { param?: string | null; body?: unknown; firstTry?: { status: number; message?: string } } = {}): Exchange {
+  const body = o.body ?? { error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: o.param ?? null, code: null } };
+  const x = raw(status, typeof body === 'string' ? body : JSON.stringify(body), typeof body === 'string' ? 'text/plain' : 'application/json');
+  if (o.firstTry) x.firstTry = { status: o.firstTry.status, message: o.firstTry.message ?? message };
+  return x;
+}
+
+/** HTTP 200 whose body is an error: a failure in disguise. */
+export const errorIn200 = (message = 'upstream error: the channel returned no answer') => raw(200, JSON.stringify({ error: { message, type: 'upstream_error' } }));
+
+export const timedOut = () => raw(undefined, '', '', { code: 'timeout', message: 'no answer within 60 s' });
+
+/** n samples with the given contents, in order. */
+export const samples = (...contents: string[]) => contents.map((c) => reply(c));

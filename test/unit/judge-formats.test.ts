@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { judgeJsonObject, judgeJsonSchema } from '../../suites/support/json-answer.js';
+import { judgeN } from '../../suites/parameters/n.js';
+import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
+import { PROSE_PROMPT, SKY_SCHEMA } from '../../suites/support/prompts.js';
+import { errorIn200, refused, reply } from '../helpers/exchanges.js';
+
+const ok = reply('OK');
+const prose = reply('The sky is blue on a clear day, and the Earth has one moon.');
+const FITS = '{"sky":"blue","moons":1,"source":"chatprobe"}';
+// What a capable model writes in JSON mode for the prose prompt: its own keys, not the schema's.
+const JSON_MODE = reply('{"colour":"blue","moons":1}');
+
+describe('the JSON prompt and schema (rule 1)', () => {
+  it('never names what the schema enforces: a required key and an enum value the prompt does not mention', () => {
+    const prompt = PROSE_PROMPT.toLowerCase();
+    const unnamed = SKY_SCHEMA.required.filter((k) => !prompt.includes(k));
+    expect(unnamed.length).toBeGreaterThan(0);
+    for (const k of unnamed) for (const v of (SKY_SCHEMA.properties[k] as { enum?: readonly string[] }).enum ?? []) expect(prompt).not.toContain(v);
+  });
+});
+
+describe('judgeJsonObject', () => {
+  it.each([
+    ['a JSON object where the plain prompt gets prose', reply('{"colour":"blue"}'), prose, 'honoured'],
+    ['a JSON object, but the plain prompt gets JSON too', reply('{"colour":"blue"}'), reply('{"a":1}'), 'inconclusive'],
+    ['prose', prose, prose, 'ignored'],
+    ['JSON in a Markdown fence', reply('```json\n{"colour":"blue"}\n```'), prose, 'ignored'],
+    ['a JSON array', reply('[1, 2]'), prose, 'ignored'],
+    ['JSON cut by the output limit', reply('{"colour":"bl', { finish: 'length' }), prose, 'inconclusive'],
+    ['an error in a 200', errorIn200(), prose, 'inconclusive'],
+    ['a refusal', refused(400, "Invalid parameter: 'response_format' of type 'json_object' is not supported", { param: 'response_format' }), prose, 'rejected'],
+  ])('%s', (_, x, plain, verdict) => {
+    expect(judgeJsonObject(x, plain, ok).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeJsonSchema', () => {
+  it('honours JSON fitting a schema whose key and value no prompt names', () => {
+    expect(judgeJsonSchema(reply(FITS), JSON_MODE, prose, ok).verdict).toBe('honoured');
+  });
+
+  it('trap: a route that downgrades json_schema to JSON mode is ignored, with a finding, not honoured', () => {
+    const v = judgeJsonSchema(JSON_MODE, JSON_MODE, prose, ok);
+    expect(v.verdict).toBe('ignored');
+    expect(v.findings?.[0]?.code).toBe('json_mode_only');
+  });
+
+  it('is inconclusive when JSON mode or the plain prompt fit the schema too (the negative controls)', () => {
+    expect(judgeJsonSchema(reply(FITS), reply(FITS), prose, ok).verdict).toBe('inconclusive');
+    expect(judgeJsonSchema(reply(FITS), JSON_MODE, reply(FITS), ok).verdict).toBe('inconclusive');
+  });
+
+  it.each([
+    ['prose', prose, 'ignored'],
+    ['JSON outside the enum', reply('{"sky":"blue","moons":1,"source":"me"}'), 'ignored'],
+    ['JSON cut by the output limit', reply('{"sky":"blue","mo', { finish: 'length' }), 'inconclusive'],
+    ['an empty content', reply(''), 'inconclusive'],
+    ['an error in a 200', errorIn200(), 'inconclusive'],
+    ['a 400 naming response_format', refused(400, 'response_format json_schema is not supported', { param: 'response_format' }), 'rejected'],
+  ])('%s', (_, x, verdict) => {
+    expect(judgeJsonSchema(x, JSON_MODE, prose, ok).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeN', () => {
+  it.each([
+    ['two choices indexed 0 and 1', reply('OK', { more: [{ content: 'OK' }] }), 'honoured'],
+    ['one choice', reply('OK'), 'ignored'],
+    ['two choices both indexed 0', (() => { const x = reply('OK', { more: [{ content: 'OK' }] }); (x.json as { choices: { index: number }[] }).choices[1]!.index = 0; return x; })(), 'inconclusive'],
+    ['an error in a 200', errorIn200(), 'inconclusive'],
+    ['"n must be at most 1"', refused(400, 'n must be at most 1', { param: 'n' }), 'rejected'],
+  ])('%s', (_, x, verdict) => {
+    expect(judgeN(x, ok).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeLogprobs', () => {
+  const entry = (token: string) => ({ token, logprob: -0.1, top_logprobs: [{ token, logprob: -0.1 }, { token: 'x', logprob: -2 }] });
+  it.each([
+    ['per-token logprobs', reply('OK', { logprobs: { content: [entry('OK')] } }), 'honoured', []],
+    ['tokens that do not spell the content', reply('OK', { logprobs: { content: [entry('No')] } }), 'honoured', ['tokens']],
+    ['the legacy shape', reply('OK', { logprobs: { tokens: ['OK'], token_logprobs: [-0.1] } }), 'honoured', ['legacy_shape']],
+    ['no logprobs', reply('OK'), 'ignored', []],
+    ['an empty logprobs.content', reply('OK', { logprobs: { content: [] } }), 'ignored', []],
+    ['an error in a 200', errorIn200(), 'inconclusive', ['error_in_2xx']],
+    ['a refusal', refused(400, 'logprobs is not supported', { param: 'logprobs' }), 'rejected', ['clean_refusal']],
+  ])('%s', (_, x, verdict, codes) => {
+    const v = judgeLogprobs(x, ok);
+    expect(v.verdict).toBe(verdict);
+    expect((v.findings ?? []).map((f) => f.code)).toEqual(codes);
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolsReach } from '../../suites/support/tools.js';
+import { judgeImage, judgeInstruction, judgeRecall } from '../../suites/support/roles.js';
+import { errorIn200, refused, reply } from '../helpers/exchanges.js';
+
+const ok = reply('OK', { usage: [14, 1] });
+const paris = { name: 'get_weather', args: { city: 'Paris' } };
+const tokyo = { name: 'get_weather', args: { city: 'Tokyo' } };
+const time = { name: 'get_time', args: { timezone: 'UTC' } };
+const words = (s: string, prompt = 14) => reply(s, { usage: [prompt, 3] });
+// The two-cities request with the weather tool, and the OK prompt with two tools, forced or not.
+const weatherCalls = reply(null, { calls: [paris, tokyo], usage: [90, 20] });
+const noCall = (prompt = 140) => words('OK', prompt);
+const forcedCall = reply(null, { calls: [paris], usage: [140, 10] });
+const hermes = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
+
+describe('textToolCall (rule 9)', () => {
+  it.each([
+    [hermes, 'a <tool_call> tag calling get_weather'],
+    ['<function=get_weather>{"city":"Paris"}</function>', 'a <function=get_weather> tag'],
+    ['[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]', 'a tool-call marker'],
+    ['```json\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n```', 'a JSON object calling get_time'],
+    ['{"tool_calls": [{"function": {"name": "get_weather", "arguments": "{}"}}]}', 'a JSON object calling get_weather'],
+  ])('%j is a call written as text', (content, what) => {
+    expect(textToolCall(content)).toContain(what);
+  });
+
+  it.each(['I would use get_weather for that.', '{"name": "Paris", "country": "France"}', 'OK'])('%j is not', (content) => {
+    expect(textToolCall(content)).toBeUndefined();
+  });
+});
+
+describe('toolsReach', () => {
+  it('reads the server\'s prompt counts: tool definitions cost tens of tokens when they reach the model', () => {
+    expect(toolsReach(noCall(140), ok, weatherCalls)).toBe('reach');
+    expect(toolsReach(noCall(14), ok, words('x', 30))).toBe('dropped');
+    // Counts that never follow the prompt (fake usage) prove nothing.
+    expect(toolsReach(noCall(14), ok, words('x', 14))).toBeUndefined();
+    expect(toolsReach(reply('OK', { usage: null }), ok, weatherCalls)).toBeUndefined();
+  });
+});
+
+describe('judgeTools', () => {
+  it.each([
+    ['valid calls', weatherCalls, forcedCall, noCall(), 'honoured', []],
+    ['a valid call with another finish_reason', reply(null, { calls: [paris], finish: 'stop' }), forcedCall, noCall(), 'honoured', ['finish_reason']],
+    ['trap: a call written as text (the parser is off)', words(hermes, 90), words(hermes), noCall(), 'ignored', ['tool_call_as_text']],
+    ['no call, though a forced call works (the model chose)', words('I cannot check the weather.', 90), forcedCall, noCall(), 'inconclusive', []],
+    ['no call anywhere, tools never reached the model', words('I cannot check.', 30), noCall(14), noCall(14), 'ignored', []],
+    ['trap: a weak model that never calls, though the tools reach it', words('zq blorp', 90), noCall(), noCall(140), 'inconclusive', []],
+    ['no call and no usage to tell', reply('no', { usage: null }), reply('OK', { usage: null }), reply('OK', { usage: null }), 'inconclusive', []],
+    ['a call with invalid arguments', reply(null, { calls: [{ name: 'get_weather', args: '{"town":' }] }), forcedCall, noCall(), 'inconclusive', []],
+    ['an error in a 200', errorIn200(), forcedCall, noCall(), 'inconclusive', []],
+    ['a refusal', refused(400, 'tools are not supported', { param: 'tools' }), forcedCall, noCall(), 'rejected', ['clean_refusal']],
+  ])('%s', (_, x, forced, unneeded, verdict, codes) => {
+    const v = judgeTools(x, forced, unneeded, ok);
+    expect(v.verdict).toBe(verdict);
+    expect((v.findings ?? []).map((f) => f.code)).toEqual(codes);
+  });
+});
+
+describe('judgeRequired', () => {
+  it.each([
+    ['a forced call where none is made unforced', forcedCall, noCall(), weatherCalls, 'honoured'],
+    ['a call, but the model calls unforced too', forcedCall, forcedCall, weatherCalls, 'inconclusive'],
+    ['no call, though the model calls when asked', noCall(), noCall(), weatherCalls, 'ignored'],
+    ['no call, and none when asked either (tools dropped?)', noCall(), noCall(), words('no'), 'inconclusive'],
+    ['a call written as text', words(hermes), noCall(), weatherCalls, 'ignored'],
+    ['a refusal, where the tools request answered', refused(400, "Invalid value for 'tool_choice'", { param: 'tool_choice' }), noCall(), weatherCalls, 'rejected'],
+    ['a refusal, where the tools request was refused too', refused(400, 'tools unsupported'), refused(400, 'tools unsupported'), weatherCalls, 'inconclusive'],
+  ])('%s', (_, x, unneeded, weather, verdict) => {
+    expect(judgeRequired(x, unneeded, weather).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeNamed', () => {
+  const timeCall = reply(null, { calls: [time] });
+  it.each([
+    ['a call to get_time only, where none is made unforced', timeCall, noCall(), forcedCall, 'honoured'],
+    ['trap: llama.cpp treats a named tool_choice as "auto": no call, though calls can be forced', noCall(), noCall(), forcedCall, 'ignored'],
+    ['a call to the other tool', forcedCall, noCall(), forcedCall, 'ignored'],
+    ['no call, and none can be forced', noCall(), noCall(), noCall(), 'inconclusive'],
+    ['get_time, but called unforced too', timeCall, timeCall, forcedCall, 'inconclusive'],
+    ['a call written as text', words('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'), noCall(), forcedCall, 'ignored'],
+  ])('%s', (_, x, unneeded, forced, verdict) => {
+    expect(judgeNamed(x, unneeded, forced, words('no')).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeNone and judgeParallel', () => {
+  it.each([
+    ['no call where the model otherwise calls', words('It is sunny, I think.'), weatherCalls, 'honoured'],
+    ['a call anyway', forcedCall, weatherCalls, 'ignored'],
+    ['no call, and none without it either', words('No idea.'), words('No idea.'), 'inconclusive'],
+    ['an error in a 200', errorIn200(), weatherCalls, 'inconclusive'],
+  ])('none: %s', (_, x, weather, verdict) => {
+    expect(judgeNone(x, weather).verdict).toBe(verdict);
+  });
+
+  it.each([
+    ['one call where the model otherwise makes two', forcedCall, weatherCalls, 'honoured'],
+    ['two calls anyway', weatherCalls, weatherCalls, 'ignored'],
+    ['one call, one without it too', forcedCall, forcedCall, 'inconclusive'],
+    ['a refusal', refused(400, "Unsupported parameter: 'parallel_tool_calls'", { param: 'parallel_tool_calls' }), weatherCalls, 'rejected'],
+  ])('parallel: %s', (_, x, weather, verdict) => {
+    expect(judgeParallel(x, weather).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeInstruction', () => {
+  const followed = words('PINEAPPLE');
+  it.each([
+    ['the word, from the role', followed, words('Paris'), 'honoured'],
+    ['not the word, though the same instruction as a user message is followed', words('Paris'), followed, 'ignored'],
+    ['trap: a model that follows no instruction', words('Paris'), words('Paris'), 'inconclusive'],
+    ['the control is an error in a 200', words('Paris'), errorIn200(), 'inconclusive'],
+    ['an error in a 200', errorIn200(), followed, 'inconclusive'],
+    ['o1-mini refusing system', refused(400, "Unsupported value: 'messages[0].role' does not support 'system' with this model.", { param: 'messages[0].role' }), followed, 'rejected'],
+  ])('%s', (_, x, control, verdict) => {
+    expect(judgeInstruction(x, control, ok, 'a system message', ['messages[0].role', 'system']).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeRecall (rule 2)', () => {
+  const both = words('MANGO KIWI');
+  it.each([
+    ['both words', both, words('no'), 'honoured'],
+    ['a word missing, while the same text in one string gets both', words('MANGO'), both, 'ignored'],
+    ['trap: a capable server whose model does not follow "reply with both words"', words('Fruit is nice.'), words('Fruit is nice.'), 'inconclusive'],
+    ['the plain control is an error in a 200', words('MANGO'), errorIn200(), 'inconclusive'],
+    ['an empty answer', words(''), both, 'inconclusive'],
+    ['422 for content arrays', refused(422, 'Input should be a valid string', { body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string', type: 'string_type' }] } }), both, 'rejected'],
+  ])('%s', (_, x, plain, verdict) => {
+    expect(judgeRecall(x, plain, ['MANGO', 'KIWI'], ok, 'user content as text parts', ['messages[0].content', 'content']).verdict).toBe(verdict);
+  });
+});
+
+describe('judgeImage', () => {
+  const mmproj = 'image input is not supported - hint: if this is unexpected, you may need to provide the mmproj';
+  it.each([
+    ['the colour, where the question without the image gets none', words('Green.'), words('I see no image.'), 'honoured'],
+    ['trap: the colour, but a blind model guesses it without the image too', words('Green.'), words('Green, probably.'), 'inconclusive'],
+    ['another colour, though told in words the model names it', words('Red.'), words('Green.'), 'ignored'],
+    ['trap: a weak model that names no colour even when told', words('zq blorp'), words('zq blorp'), 'inconclusive'],
+    ['llama.cpp without a projector: HTTP 500 twice, naming the image', refused(500, mmproj, { firstTry: { status: 500 } }), words('no'), 'rejected'],
+    ['an HTTP 500 once', refused(500, mmproj), words('no'), 'error'],
+  ])('%s', (_, x, other, verdict) => {
+    expect(judgeImage(x, other, 'green', ok).verdict).toBe(verdict);
+  });
+});
