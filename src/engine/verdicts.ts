@@ -54,7 +54,10 @@ export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_
   if (!x.ok) return describeFailure(x);
   if (x.json === undefined) return `HTTP ${x.status} with a ${x.contentType || 'untyped'} body that is not JSON`;
   const error = errorIn2xx(x.json);
-  if (error) return `HTTP ${x.status} with an error body${x.errorMessage || errorText(x.json) ? `: ${errorText(x.json)}` : ''} (${error})`;
+  if (error) {
+    const said = errorText(x.json);
+    return `HTTP ${x.status} with an error body${said ? `: ${said}` : ''} (${error})`;
+  }
   const choice = readChoices(x.json)[0];
   if (!choice) return `HTTP ${x.status} with JSON but no choice`;
   if (accept === 'choice') return undefined;

@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { answerProblem } from '../../src/engine/verdicts.js';
 import { pngDataUri, solidPng } from '../../src/media/png.js';
 import { LIMITS, user } from '../support/prompts.js';
 import { judgeImage } from '../support/roles.js';
@@ -20,9 +21,9 @@ export default defineProbe({
   cost: { requests: 2, maxTokens: 2 * LIMITS.word },
   async run(ctx) {
     const x = await ctx.chat({ messages: [user([{ type: 'text', text: QUESTION }, { type: 'image_url', image_url: { url: IMAGE } }])], max_tokens: LIMITS.word });
-    if (!x.ok) return judgeImage(x, x, COLOUR, ctx.control());
     const named = contentOf(x).toLowerCase().includes(COLOUR);
     const text = named ? QUESTION : `The image I would show you is solid ${COLOUR}. ${QUESTION}`;
-    return judgeImage(x, await ctx.chat({ messages: [user(text)], max_tokens: LIMITS.word }), COLOUR, ctx.control());
+    const other = x.ok && !answerProblem(x) ? await ctx.chat({ messages: [user(text)], max_tokens: LIMITS.word }) : undefined;
+    return judgeImage(x, other, COLOUR, ctx.control());
   },
 });

@@ -47,15 +47,16 @@ export async function probeInstruction(ctx: ProbeContext, messages: unknown[], f
  * content in its plainest form (one user message), gets them all: the positive control (verdict contract,
  * rule 2). Otherwise the model cannot show the form's effect: inconclusive.
  */
-export function judgeRecall(x: Exchange, plain: Exchange, expected: readonly string[], control: Exchange, feature: string, names: readonly string[]): ProbeVerdict {
+export function judgeRecall(x: Exchange, plain: Exchange | undefined, expected: readonly string[], control: Exchange, feature: string, names: readonly string[]): ProbeVerdict {
   if (!x.ok) return refusal(x, control, feature, names);
   const none = unreadable(x);
   if (none) return none;
   const want = expected.join(' and ');
   const missing = expected.filter((w) => !says(x, w));
   if (missing.length === 0) return honoured(`expected ${want} in the answer; got ${quote(x)}`);
-  if (!recalls(plain, expected)) {
-    return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message does not get them either (${answerProblem(plain) ?? quote(plain)})`);
+  if (!plain || !recalls(plain, expected)) {
+    const got = plain ? (answerProblem(plain) ?? quote(plain)) : 'not sent';
+    return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message does not get them either (${got})`);
   }
   return ignored(`expected ${want} in the answer, got ${quote(x)}: ${missing.join(', ')} missing, though the same content in one plain user message gets ${quote(plain)}`);
 }
@@ -72,7 +73,7 @@ export async function probeRecall(
 ): Promise<ProbeVerdict> {
   const x = await ctx.chat({ messages: form.messages, max_tokens: LIMITS.word, ...form.body });
   const needsPlain = x.ok && !answerProblem(x) && !expected.every((w) => says(x, w));
-  const p = needsPlain ? await ctx.chat({ messages: plain, max_tokens: LIMITS.word }) : x;
+  const p = needsPlain ? await ctx.chat({ messages: plain, max_tokens: LIMITS.word }) : undefined;
   return judgeRecall(x, p, expected, await control(), feature, names);
 }
 
@@ -82,10 +83,11 @@ export async function probeRecall(
  * while the colour given as text is named (the positive control). `other` is the one control sent:
  * without the image when the colour was named, with the colour as text when it was not.
  */
-export function judgeImage(x: Exchange, other: Exchange, colour: string, control: Exchange): ProbeVerdict {
+export function judgeImage(x: Exchange, other: Exchange | undefined, colour: string, control: Exchange): ProbeVerdict {
   if (!x.ok) return refusal(x, control, 'an image part', ['image', 'image_url', 'images', 'vision', 'mmproj', 'multimodal']);
   const none = unreadable(x);
   if (none) return none;
+  if (!other) return inconclusive(`the answer ${quote(x)} cannot be judged without a control, and none was sent`);
   if (says(x, colour)) {
     if (answerProblem(other)) return inconclusive(`the answer names ${colour} (${quote(x)}), but the same question without the image got no answer to compare with (${answerProblem(other)})`);
     if (says(other, colour)) return inconclusive(`the answer names ${colour} (${quote(x)}), but so does the same question without the image (${quote(other)}): a guess`);

@@ -92,7 +92,12 @@ export function describeCalls(calls: readonly ToolCallView[], finishReason: unkn
   return `${list}, finish_reason ${JSON.stringify(finishReason ?? null)}`;
 }
 
-const describe = (x: Exchange) => (x.ok && !answerProblem(x, 'choice') ? describeCalls(toolCallsOf(x).calls, toolCallsOf(x).finishReason) : answerProblem(x, 'choice'));
+function describe(x: Exchange): string {
+  const problem = answerProblem(x, 'choice');
+  if (problem) return problem;
+  const { calls, finishReason } = toolCallsOf(x);
+  return describeCalls(calls, finishReason);
+}
 
 /** Two cities and the weather tool, no tool_choice: parameters.tools judges it; tool_choice "none" and
  *  parallel_tool_calls compare with it (the model calls here without them). */

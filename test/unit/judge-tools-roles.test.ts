@@ -128,6 +128,7 @@ describe('judgeRecall (rule 2)', () => {
     ['a word missing, while the same text in one string gets both', words('MANGO'), both, 'ignored'],
     ['trap: a capable server whose model does not follow "reply with both words"', words('Fruit is nice.'), words('Fruit is nice.'), 'inconclusive'],
     ['the plain control is an error in a 200', words('MANGO'), errorIn200(), 'inconclusive'],
+    ['a word missing and no plain control sent', words('MANGO'), undefined, 'inconclusive'],
     ['an empty answer', words(''), both, 'inconclusive'],
     ['422 for content arrays', refused(422, 'Input should be a valid string', { body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string', type: 'string_type' }] } }), both, 'rejected'],
   ])('%s', (_, x, plain, verdict) => {
@@ -144,6 +145,7 @@ describe('judgeImage', () => {
     ['trap: a weak model that names no colour even when told', words('zq blorp'), words('zq blorp'), 'inconclusive'],
     ['llama.cpp without a projector: HTTP 500 twice, naming the image', refused(500, mmproj, { firstTry: { status: 500 } }), words('no'), 'rejected'],
     ['an HTTP 500 once', refused(500, mmproj), words('no'), 'error'],
+    ['an answer and no control sent', words('Green.'), undefined, 'inconclusive'],
   ])('%s', (_, x, other, verdict) => {
     expect(judgeImage(x, other, 'green', ok).verdict).toBe(verdict);
   });
