@@ -16,6 +16,6 @@ export default defineProbe({
       tool_choice: { type: 'function', function: { name: 'get_time' } },
       max_tokens: LIMITS.tools,
     });
-    return judgeNamed(x, await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(FORCED_CALL), await ctx.shared(WEATHER_CALL));
+    return judgeNamed(x, await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(FORCED_CALL), await ctx.shared(WEATHER_CALL), ctx.control());
   },
 });

@@ -10,5 +10,5 @@ export default defineProbe({
   cost: { requests: 0, maxTokens: 0, shared: [FORCED_CALL, TOOLS_UNNEEDED, WEATHER_CALL] },
   // The control of a refusal is the same tools request without tool_choice: a refusal of the tools
   // themselves is not one of tool_choice.
-  run: async (ctx) => judgeRequired(await ctx.shared(FORCED_CALL), await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(WEATHER_CALL)),
+  run: async (ctx) => judgeRequired(await ctx.shared(FORCED_CALL), await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(WEATHER_CALL), ctx.control()),
 });

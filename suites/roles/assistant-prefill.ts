@@ -14,7 +14,10 @@ export default defineProbe({
   cost: { requests: 1, maxTokens: LIMITS.word },
   run: (ctx) =>
     judgeForm(ctx, [user(countingPrompt(5)), { role: 'assistant', content: PREFIX }], 'an assistant prefill', ['messages[1].role', 'assistant', 'prefill'], (x) => {
-      const first = numbersIn(contentOf(x))[0];
+      const content = contentOf(x);
+      // Some servers (llama.cpp) return the prefix with its continuation; OpenAI-style ones the continuation.
+      if (content.startsWith(PREFIX)) return 'it continues the prefix, which the answer repeats';
+      const first = numbersIn(content)[0];
       if (first === 4) return 'it continues the prefix';
       if (first === 1) return 'it starts a new turn';
       return 'neither continues the prefix nor starts anew';

@@ -171,10 +171,11 @@ export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, co
 
 /**
  * tool_choice "required": a call for a prompt that needs none, where the model makes none without it
- * (the negative control). Ignored needs no call while the model does call tools when asked (the
- * positive control: the two-cities request).
+ * (the negative control). Ignored needs no call while the tools demonstrably reach the model: it calls
+ * them when the prompt asks, or the prompt counts grow by the tool definitions (a server that enforces a
+ * forced call gets one from any model, however weak: one that does not, forces nothing).
  */
-export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange): ProbeVerdict {
+export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
   if (!x.ok) return refusal(x, unneeded, 'tool_choice "required"', 'tool_choice');
   const problem = answerProblem(x, 'content_or_tool_calls');
   if (problem) return inconclusive(`${problem}: no answer to judge`);
@@ -183,8 +184,9 @@ export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange
   if (calls.length === 0) {
     const text = callAsText(x, 'a forced tool call');
     if (text) return text;
-    if (callCount(weather) > 0) return ignored(`expected a forced tool call, got ${seen}, though the model calls tools when the prompt asks`);
-    return inconclusive(`expected a forced tool call, got ${seen}; the model calls no tool when asked either (${describe(weather)}), so tools may not reach it at all`);
+    const reach = reaching(unneeded, control, weather);
+    if (reach) return ignored(`expected a forced tool call, got ${seen}, though ${reach}: the call is not forced`);
+    return inconclusive(`expected a forced tool call, got ${seen}; nothing shows the tools reach the model (${describe(weather)} when the prompt asks), so tools may be dropped on the way`);
   }
   if (!unneeded.ok || answerProblem(unneeded, 'choice') || callCount(unneeded) > 0) {
     return inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
@@ -192,24 +194,35 @@ export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange
   return honoured(`expected a tool call where the model otherwise makes none; got ${seen}`);
 }
 
+/** Why the tools are known to reach the model, or undefined: it calls them, or the prompt counts show them. */
+function reaching(unneeded: Exchange, control: Exchange, weather: Exchange, forced?: Exchange): string | undefined {
+  if (callCount(weather) > 0) return 'the model calls tools when the prompt asks';
+  if (forced && callCount(forced) > 0) return 'tool_choice "required" makes a call here';
+  if (toolsReach(unneeded, control, weather) === 'reach') {
+    return `the tools reach the model (prompt_tokens ${control.usage?.promptTokens} without them, ${unneeded.usage?.promptTokens} with two)`;
+  }
+  return undefined;
+}
+
 /**
  * tool_choice naming get_time: a call to get_time only, where the model does not call it unforced (the
- * negative control). Ignored needs another answer while a call can be forced here (the positive control:
- * tool_choice "required" or the two-cities request make calls). llama.cpp before 2025 treats a named
- * tool_choice as "auto": this is where that shows.
+ * negative control). Ignored: a call to another function, or no call while the tools demonstrably reach
+ * the model (see judgeRequired). llama.cpp releases that treat a named tool_choice as "auto" show here.
  */
-export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange): ProbeVerdict {
+export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
   if (!x.ok) return refusal(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
   const problem = answerProblem(x, 'content_or_tool_calls');
   if (problem) return inconclusive(`${problem}: no answer to judge`);
   const { calls, finishReason } = toolCallsOf(x);
   const seen = describeCalls(calls, finishReason);
   const named = calls.filter((c) => c.name === 'get_time');
-  if (named.length === 0 || named.length !== calls.length) {
-    const text = calls.length === 0 ? callAsText(x, 'a call to get_time') : undefined;
+  if (calls.length > 0 && named.length !== calls.length) return ignored(`expected a call to get_time only, got ${seen}: the call is not restricted to the named function`);
+  if (calls.length === 0) {
+    const text = callAsText(x, 'a call to get_time');
     if (text) return text;
-    if (callCount(forced) > 0 || callCount(weather) > 0) return ignored(`expected a call to get_time only, got ${seen}, though calls can be forced here`);
-    return inconclusive(`expected a call to get_time only, got ${seen}; but no call could be forced here either (${describe(forced)})`);
+    const reach = reaching(unneeded, control, weather, forced);
+    if (reach) return ignored(`expected a call to get_time, got ${seen}, though ${reach}: the call is not forced`);
+    return inconclusive(`expected a call to get_time, got ${seen}; nothing shows the tools reach the model (${describe(forced)} when forced), so tools may be dropped on the way`);
   }
   if (!unneeded.ok || answerProblem(unneeded, 'choice') || toolCallsOf(unneeded).calls.some((c) => c.name === 'get_time')) {
     return inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);

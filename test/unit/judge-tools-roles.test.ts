@@ -64,12 +64,13 @@ describe('judgeRequired', () => {
     ['a forced call where none is made unforced', forcedCall, noCall(), weatherCalls, 'honoured'],
     ['a call, but the model calls unforced too', forcedCall, forcedCall, weatherCalls, 'inconclusive'],
     ['no call, though the model calls when asked', noCall(), noCall(), weatherCalls, 'ignored'],
-    ['no call, and none when asked either (tools dropped?)', noCall(), noCall(), words('no'), 'inconclusive'],
+    ['trap: a weak model on a server that does not force the call: the tools reach it (prompt counts)', noCall(), noCall(140), words('zq', 90), 'ignored'],
+    ['no call, and nothing shows the tools reach the model (dropped?)', noCall(14), noCall(14), words('no', 30), 'inconclusive'],
     ['a call written as text', words(hermes), noCall(), weatherCalls, 'ignored'],
     ['a refusal, where the tools request answered', refused(400, "Invalid value for 'tool_choice'", { param: 'tool_choice' }), noCall(), weatherCalls, 'rejected'],
     ['a refusal, where the tools request was refused too', refused(400, 'tools unsupported'), refused(400, 'tools unsupported'), weatherCalls, 'inconclusive'],
   ])('%s', (_, x, unneeded, weather, verdict) => {
-    expect(judgeRequired(x, unneeded, weather).verdict).toBe(verdict);
+    expect(judgeRequired(x, unneeded, weather, ok).verdict).toBe(verdict);
   });
 });
 
@@ -79,11 +80,12 @@ describe('judgeNamed', () => {
     ['a call to get_time only, where none is made unforced', timeCall, noCall(), forcedCall, 'honoured'],
     ['trap: llama.cpp treats a named tool_choice as "auto": no call, though calls can be forced', noCall(), noCall(), forcedCall, 'ignored'],
     ['a call to the other tool', forcedCall, noCall(), forcedCall, 'ignored'],
-    ['no call, and none can be forced', noCall(), noCall(), noCall(), 'inconclusive'],
+    ['no call, the tools reach the model (prompt counts), nothing forced', noCall(), noCall(140), noCall(), 'ignored'],
+    ['no call, and nothing shows the tools reach the model', noCall(14), noCall(14), noCall(14), 'inconclusive'],
     ['get_time, but called unforced too', timeCall, timeCall, forcedCall, 'inconclusive'],
     ['a call written as text', words('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'), noCall(), forcedCall, 'ignored'],
   ])('%s', (_, x, unneeded, forced, verdict) => {
-    expect(judgeNamed(x, unneeded, forced, words('no')).verdict).toBe(verdict);
+    expect(judgeNamed(x, unneeded, forced, words('no', 30), ok).verdict).toBe(verdict);
   });
 });
 

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The real-server suite (npm run test:real): llama.cpp's llama-server, built by npm run real:setup.
+export default defineConfig({
+  test: {
+    include: ['test/real/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+    // One file, two servers: the cores go to inference.
+    maxWorkers: 1,
+  },
+});
