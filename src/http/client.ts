@@ -150,10 +150,12 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 export function describeTransportFailure(err: unknown, redact: Redactor): TransportFailure {
-  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.code ?? e?.cause?.code;
+  const e = err as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
+  // Node's error codes are strings; a DOMException's numeric code (23 for a timeout) says nothing to a reader.
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  if (e?.name === 'TimeoutError') return { code: 'timeout', message: 'no complete answer within --timeout' };
   const message = redact(`${e?.message ?? String(err)}${e?.cause?.message ? ` (${e.cause.message})` : ''}`);
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
+  if (e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
     return { code: 'timeout', message: code ? `${code}: ${message}` : message };
   }
   return { code: 'network', message: code && !message.includes(code) ? `${code}: ${message}` : message };

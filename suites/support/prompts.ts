@@ -15,8 +15,8 @@ export const LIMITS = {
   count: 48,
   /** One sample of the open prompt. */
   sample: 12,
-  /** A small JSON object. */
-  json: 48,
+  /** A small JSON object; room for the whitespace a grammar lets a weak model write. */
+  json: 96,
   /** One or two tool calls with short arguments. */
   tools: 64,
 } as const;

@@ -80,6 +80,12 @@ export function judgeCollapse(
   const seen = `${baseline.length} samples without it: ${db} distinct; ${set.length} with ${feature}: ${ds} distinct`;
   if (ds > 1) {
     if (greedy === 'never') return { verdict: inconclusive(`${seen}: the answers vary with ${feature}, so either it is ignored or the model is random there; samples cannot tell which`) };
+    // Absence of the effect is variety as high as without the parameter. Answers that repeat where the
+    // baseline's do not show an effect that does not reproduce exactly: a seed on a server that batches
+    // requests (llama.cpp with several slots), where tiny numeric differences change sampled tokens.
+    if (ds / set.length < db / baseline.length) {
+      return { verdict: inconclusive(`${seen}: the answers vary less with ${feature} than without it, so it has an effect, but they do not repeat exactly (batched inference can make seeded sampling drift)`) };
+    }
     if (greedy === undefined) return { more: 'greedy' };
     const repeats = greedyRepeats(greedy);
     if (repeats === true) return { verdict: ignored(`expected one answer with ${feature}; got ${seen}, though greedy decoding repeats here`) };

@@ -57,6 +57,10 @@ describe('judgeCollapse (rules 3 and 6)', () => {
     expect(verdictOf(collapse(FLAT, varied, [errorIn200(), ...samples('5', '5', '5')]))).toBe('inconclusive');
   });
 
+  it('trap: a seed that narrows the answers without fixing them (batched inference) is not ignored', () => {
+    expect(verdictOf(collapse(FLAT, samples('7', '7', '8', '7'), samples('5', '5', '5', '5')))).toBe('inconclusive');
+  });
+
   it('rejects on a refused sample; a refused baseline says nothing', () => {
     expect(verdictOf(collapse(FLAT, [refused(400, "Unsupported parameter: 'seed'", { param: 'seed' })]))).toBe('rejected');
     expect(verdictOf(collapse([refused(400, 'temperature')], samples('1', '1', '1', '1')))).toBe('inconclusive');

@@ -1,0 +1,109 @@
+/**
+ * chatprobe against a real inference server: llama.cpp's llama-server, built from source by
+ * `npm run real:setup`, serving two tiny generated models. Every cell of both rows must match the truth
+ * table (truth.ts), whose evidence the test re-establishes with direct requests first.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENDPOINT, Report, type ProbeResult } from '../../src/report/model.js';
+import { PROBES } from '../../suites/index.js';
+import { runCli, type CliRun } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { gatherFacts, type Facts } from './facts.js';
+import { realPaths, startLlama, type Llama } from './llama.js';
+import { ENDPOINT_EVIDENCE, ENDPOINT_TRUTH, TRUTH } from './truth.js';
+
+const KEY = 'sk-real-server-test-0123456789';
+// Long enough for a slow machine to answer a capped request; the model that never stops costs this once.
+const TIMEOUT_S = '15';
+
+interface Audit {
+  server: Llama;
+  facts: Facts;
+  run: CliRun;
+  out: string;
+  report: Report;
+}
+
+async function audit(model: 'stops' | 'runaway', key?: string, slots?: number): Promise<Audit> {
+  const paths = realPaths();
+  const server = await startLlama(paths, model, `tiny-${model}`, { ...(key ? { apiKey: key } : {}), ...(slots ? { slots } : {}) });
+  try {
+    const facts = await gatherFacts(server.url, `tiny-${model}`, key);
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out, '--timeout', TIMEOUT_S], key ? { OPENAI_API_KEY: key } : {});
+    const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+    return { server, facts, run, out, report };
+  } catch (err) {
+    await server.stop();
+    throw new Error(`${(err as Error).message}\n--- llama-server log ---\n${server.log().slice(-3000)}`);
+  }
+}
+
+describe('a real llama.cpp server', () => {
+  let stops: Audit;
+  let runaway: Audit;
+
+  beforeAll(async () => {
+    stops = await audit('stops');
+    runaway = await audit('runaway', KEY, 1);
+  });
+  afterAll(async () => {
+    await stops?.server.stop();
+    await runaway?.server.stop();
+  });
+
+  const cells = (a: Audit, model: string) => new Map(a.report.results.filter((r) => r.model === model).map((r) => [r.probe, r]));
+  const show = (r: ProbeResult | undefined) => (r ? `${r.verdict}: ${r.observed}` : 'no cell');
+
+  it('has a truth-table row for every model probe', () => {
+    const modelProbes = PROBES.filter((p) => p.scope !== 'target').map((p) => p.id);
+    expect(TRUTH.map((r) => r.probe).sort()).toEqual([...modelProbes].sort());
+    const targets = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
+    expect(Object.keys(ENDPOINT_TRUTH.stops).sort()).toEqual([...targets].sort());
+  });
+
+  it.each([...TRUTH, ...ENDPOINT_EVIDENCE].map((r) => [r.probe, r] as const))('evidence for %s still holds', (_, row) => {
+    expect(row.holds(stops.facts, runaway.facts), `${row.because}\nstops: ${JSON.stringify(stops.facts)}\nrunaway: ${JSON.stringify(runaway.facts)}`).toBe(true);
+  });
+
+  it.each(['stops', 'runaway'] as const)('gives every cell of the %s model its true verdict', (which) => {
+    const a = which === 'stops' ? stops : runaway;
+    const got = cells(a, `tiny-${which}`);
+    const allowed = (row: (typeof TRUTH)[number]) => [row[which]].flat();
+    const wrong = TRUTH.filter((row) => !allowed(row).includes(got.get(row.probe)?.verdict as never)).map(
+      (row) => `${row.probe}: expected ${allowed(row).join(' or ')} (${row.because}), got ${show(got.get(row.probe))}`,
+    );
+    expect(wrong, a.run.stdout.slice(-3000)).toEqual([]);
+    const endpoint = cells(a, ENDPOINT);
+    const wrongEndpoint = Object.entries(ENDPOINT_TRUTH[which]).filter(([probe, v]) => endpoint.get(probe)?.verdict !== v).map(([probe, v]) => `${probe}: expected ${v}, got ${show(endpoint.get(probe))}`);
+    expect(wrongEndpoint).toEqual([]);
+  });
+
+  it('never calls a weak model\'s instruction-following "ignored"', () => {
+    for (const a of [stops, runaway]) {
+      const ignored = a.report.results.filter((r) => r.probe.startsWith('roles.') && r.verdict === 'ignored');
+      expect(ignored.map((r) => `${r.model} ${r.probe}: ${r.observed}`)).toEqual([]);
+    }
+  });
+
+  it('audits the model that never stops with limits, and says why in chat.finish_reason', () => {
+    const entry = runaway.report.models.find((m) => m.id === 'tiny-runaway');
+    expect(entry?.smoke?.runaway).toBe(true);
+    expect(entry?.cause).toBeUndefined();
+    const finish = cells(runaway, 'tiny-runaway').get('chat.finish_reason');
+    expect(finish?.findings.map((f) => f.code)).toContain('runaway');
+    expect(runaway.report.results.filter((r) => r.verdict === 'error').map((r) => `${r.probe}: ${r.observed}`)).toEqual([]);
+    expect(stops.report.models.find((m) => m.id === 'tiny-stops')?.smoke?.runaway).toBeUndefined();
+  });
+
+  it('exits 1 (the servers break MUSTs) and leaks the key nowhere', async () => {
+    expect(stops.run.code, stops.run.stderr).toBe(1);
+    expect(runaway.run.code, runaway.run.stderr).toBe(1);
+    for (const file of await readdir(runaway.out)) {
+      expect(await readFile(join(runaway.out, file), 'utf8'), file).not.toContain(KEY);
+    }
+    expect(runaway.run.stdout + runaway.run.stderr).not.toContain(KEY);
+  });
+});

@@ -1,0 +1,93 @@
+/** Starting and asking the real llama.cpp server the suite runs (built by scripts/real/setup.sh). */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/cli.js';
+
+export interface RealPaths {
+  server: string;
+  models: { stops: string; runaway: string };
+  llamaCpp: { package: string; commit: string; version: string };
+}
+
+/** The built server and models, or an error that says how to build them. */
+export function realPaths(): RealPaths {
+  const dir = execFileSync('bash', [join(ROOT, 'scripts/real/setup.sh'), '--print-dir'], { encoding: 'utf8' }).trim();
+  const file = join(dir, 'paths.json');
+  if (!existsSync(file)) throw new Error(`no llama-server in ${dir}: run "npm run real:setup" first (about 6 minutes, once)`);
+  return JSON.parse(readFileSync(file, 'utf8')) as RealPaths;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Llama {
+  url: string;
+  log: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts llama-server on a free loopback port and resolves when it says it listens (default: 4 slots). */
+export async function startLlama(paths: RealPaths, model: 'stops' | 'runaway', alias: string, o: { apiKey?: string; slots?: number } = {}): Promise<Llama> {
+  const port = await freePort();
+  const args = ['-m', paths.models[model], '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '-t', '2', '-c', '4096', '--no-ui'];
+  if (o.apiKey) args.push('--api-key', o.apiKey);
+  if (o.slots) args.push('-np', String(o.slots));
+  // A model that never stops then never ends an answer (llama-server shifts its context instead of stopping
+  // when it fills): the audit's uncapped smoke call runs past --timeout, as on a misconfigured server.
+  if (model === 'runaway') args.push('--context-shift');
+  const child: ChildProcess = spawn(paths.server, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('listening on')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`llama-server exited with ${code} before listening:\n${output.slice(-2000)}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    log: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface Answer {
+  status: number;
+  body: any;
+  text: string;
+}
+
+/** One direct request, as plain as can be: the test's own evidence, independent of chatprobe's code. */
+export async function ask(base: string, body: unknown, init: { key?: string; raw?: string } = {}): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  const res = await fetch(`${base}/chat/completions`, { method: 'POST', headers, body: init.raw ?? JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text };
+}
+
+export const content = (a: Answer): string => a.body?.choices?.[0]?.message?.content ?? '';
+export const calls = (a: Answer): unknown[] => a.body?.choices?.[0]?.message?.tool_calls ?? [];
