@@ -13,7 +13,7 @@ export const AuditFlags = z.object({
   probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all; see `chatprobe probes`)'),
   out: z.string().default('reports').describe('Folder for report.json, junit.xml, matrix.md and trace.jsonl'),
   concurrency: z.number().int().min(1).max(64).default(4).describe('Requests in flight at once'),
-  timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds'),
+  timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds (an uncapped smoke call that runs past it is retried with a limit)'),
   header: z.array(z.string()).default([]).describe('Extra request header "K: V" (repeatable), for gateways that route by header'),
   allowUnlisted: z.boolean().default(false).describe('Call models named with --models even when GET /models does not list them'),
   strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
