@@ -23,10 +23,15 @@ if [ -f "$dir/paths.json" ]; then echo "$dir"; exit 0; fi
 
 say() { echo "real:setup: $*" >&2; }
 need() { command -v "$1" >/dev/null 2>&1; }
-if ! need cmake || ! need g++ || ! python3 -c 'import numpy' 2>/dev/null; then
+# The model generator needs numpy: the first python that has it, else Debian's python3 with python3-numpy.
+python=""
+for p in python3 /usr/bin/python3; do
+  if "$p" -c 'import numpy' 2>/dev/null; then python=$p; break; fi
+done
+if ! need cmake || ! need g++ || [ -z "$python" ]; then
   say "installing cmake, g++ and numpy from Debian's packages"
-  apt-get update -qq >&2 && apt-get install -y -qq cmake g++ python3-numpy >&2
-  python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy >&2
+  apt-get update -qq >&2 && apt-get install -y -qq cmake g++ python3 python3-numpy >&2
+  python=/usr/bin/python3
 fi
 
 mkdir -p "$root"
@@ -48,7 +53,7 @@ say "building llama-server (about 6 minutes on 2 cores)"
 version=$("$work/llama.cpp/build/bin/llama-server" --version 2>&1 | grep -m1 -i version || true)
 
 say "generating the tiny models"
-python3 "$here/make-model.py" "$work/llama.cpp" "$work/out/models" >>"$log" 2>&1 || fail "make-model.py failed"
+"$python" "$here/make-model.py" "$work/llama.cpp" "$work/out/models" >>"$log" 2>&1 || fail "make-model.py failed"
 mkdir -p "$work/out/bin"
 cp "$work/llama.cpp/build/bin/llama-server" "$work/out/bin/"
 cp "$log" "$work/out/build.log"

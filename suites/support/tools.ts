@@ -139,17 +139,24 @@ export function toolsReach(unneeded: Exchange, smoke: Exchange, weather: Exchang
   return undefined;
 }
 
+/** What every tool judgement reads first: a refusal or an unreadable answer decides at once. */
+function toolAnswer(x: Exchange, control: Exchange, feature: string, param: string): ProbeVerdict | { calls: ToolCallView[]; finishReason: unknown; seen: string } {
+  if (!x.ok) return refusal(x, control, feature, param);
+  const problem = answerProblem(x, 'content_or_tool_calls');
+  if (problem) return inconclusive(`${problem}: no answer to judge`);
+  const { calls, finishReason } = toolCallsOf(x);
+  return { calls, finishReason, seen: describeCalls(calls, finishReason) };
+}
+
 /**
  * parameters.tools: a valid call to the tool the prompt needs. Ignored needs the absence of a call and a
  * control that tells dropped tools from a model that chose not to call: a forced call that works (then
  * the model chose: inconclusive), or prompt counts that show the tools never reached the model.
  */
 export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, control: Exchange): ProbeVerdict {
-  if (!x.ok) return refusal(x, control, 'tools', 'tools');
-  const problem = answerProblem(x, 'content_or_tool_calls');
-  if (problem) return inconclusive(`${problem}: no answer to judge`);
-  const { calls, finishReason } = toolCallsOf(x);
-  const seen = describeCalls(calls, finishReason);
+  const a = toolAnswer(x, control, 'tools', 'tools');
+  if ('verdict' in a) return a;
+  const { calls, finishReason, seen } = a;
   if (calls.length === 0) {
     const text = callAsText(x, 'a get_weather call');
     if (text) return text;
@@ -176,11 +183,9 @@ export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, co
  * forced call gets one from any model, however weak: one that does not, forces nothing).
  */
 export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
-  if (!x.ok) return refusal(x, unneeded, 'tool_choice "required"', 'tool_choice');
-  const problem = answerProblem(x, 'content_or_tool_calls');
-  if (problem) return inconclusive(`${problem}: no answer to judge`);
-  const { calls, finishReason } = toolCallsOf(x);
-  const seen = describeCalls(calls, finishReason);
+  const a = toolAnswer(x, unneeded, 'tool_choice "required"', 'tool_choice');
+  if ('verdict' in a) return a;
+  const { calls, seen } = a;
   if (calls.length === 0) {
     const text = callAsText(x, 'a forced tool call');
     if (text) return text;
@@ -210,11 +215,9 @@ function reaching(unneeded: Exchange, control: Exchange, weather: Exchange, forc
  * the model (see judgeRequired). llama.cpp releases that treat a named tool_choice as "auto" show here.
  */
 export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
-  if (!x.ok) return refusal(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
-  const problem = answerProblem(x, 'content_or_tool_calls');
-  if (problem) return inconclusive(`${problem}: no answer to judge`);
-  const { calls, finishReason } = toolCallsOf(x);
-  const seen = describeCalls(calls, finishReason);
+  const a = toolAnswer(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
+  if ('verdict' in a) return a;
+  const { calls, seen } = a;
   const named = calls.filter((c) => c.name === 'get_time');
   if (calls.length > 0 && named.length !== calls.length) return ignored(`expected a call to get_time only, got ${seen}: the call is not restricted to the named function`);
   if (calls.length === 0) {
@@ -232,24 +235,19 @@ export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, we
 
 /** tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). */
 export function judgeNone(x: Exchange, weather: Exchange): ProbeVerdict {
-  if (!x.ok) return refusal(x, weather, 'tool_choice "none"', 'tool_choice');
-  const problem = answerProblem(x, 'content_or_tool_calls');
-  if (problem) return inconclusive(`${problem}: no answer to judge`);
-  const { calls, finishReason } = toolCallsOf(x);
-  const seen = describeCalls(calls, finishReason);
-  if (calls.length > 0) return ignored(`expected no tool call, got ${seen}`);
+  const a = toolAnswer(x, weather, 'tool_choice "none"', 'tool_choice');
+  if ('verdict' in a) return a;
+  if (a.calls.length > 0) return ignored(`expected no tool call, got ${a.seen}`);
   if (callCount(weather) === 0) return inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(weather)}): nothing to prevent`);
-  return honoured(`expected an answer in words where the model otherwise calls the tool; got ${seen}`);
+  return honoured(`expected an answer in words where the model otherwise calls the tool; got ${a.seen}`);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */
 export function judgeParallel(x: Exchange, weather: Exchange): ProbeVerdict {
-  if (!x.ok) return refusal(x, weather, 'parallel_tool_calls: false', 'parallel_tool_calls');
-  const problem = answerProblem(x, 'content_or_tool_calls');
-  if (problem) return inconclusive(`${problem}: no answer to judge`);
-  const serial = toolCallsOf(x);
-  if (serial.calls.length > 1) return ignored(`expected one tool call, got ${describeCalls(serial.calls, serial.finishReason)}`);
-  const seen = `with parallel_tool_calls false: ${describeCalls(serial.calls, serial.finishReason)}; without: ${describe(weather)}`;
-  if (serial.calls.length === 1 && callCount(weather) > 1) return honoured(`expected one call instead of several; got ${seen}`);
+  const a = toolAnswer(x, weather, 'parallel_tool_calls: false', 'parallel_tool_calls');
+  if ('verdict' in a) return a;
+  if (a.calls.length > 1) return ignored(`expected one tool call, got ${a.seen}`);
+  const seen = `with parallel_tool_calls false: ${a.seen}; without: ${describe(weather)}`;
+  if (a.calls.length === 1 && callCount(weather) > 1) return honoured(`expected one call instead of several; got ${seen}`);
   return inconclusive(`expected one call where the model otherwise makes several; got ${seen}`);
 }
