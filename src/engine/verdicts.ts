@@ -47,10 +47,12 @@ export function namesAny(x: Exchange, names: readonly string[]): boolean {
 
 /**
  * Why a 2xx is not a readable answer, or undefined when it is one (verdict contract, rule 3): JSON with a
- * first choice, no error member, and content (or, with `toolCalls`, tool calls). A 200 carrying an error
- * body, no choice or an empty content shows nothing about any feature.
+ * first choice, no error member, and content (`content_or_tool_calls`: or tool calls; `ended`: or tool
+ * calls, or no content from a model that ended its turn with "stop", which is an answer too). A 200
+ * carrying an error body, no choice, or an empty content cut by the limit or gone to a reasoning field
+ * shows nothing about any feature.
  */
-export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_calls' | 'choice' = 'content'): string | undefined {
+export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_calls' | 'ended' | 'choice' = 'content'): string | undefined {
   if (!x.ok) return describeFailure(x);
   if (x.json === undefined) return `HTTP ${x.status} with a ${x.contentType || 'untyped'} body that is not JSON`;
   const error = errorIn2xx(x.json);
@@ -62,7 +64,8 @@ export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_
   if (!choice) return `HTTP ${x.status} with JSON but no choice`;
   if (accept === 'choice') return undefined;
   const hasContent = (choice.content ?? '').trim() !== '';
-  if (hasContent || (accept === 'content_or_tool_calls' && choice.toolCalls.length > 0)) return undefined;
+  if (hasContent || (accept !== 'content' && choice.toolCalls.length > 0)) return undefined;
+  if (accept === 'ended' && choice.finishReason === 'stop') return undefined;
   const where = choice.reasoning ? ' (the text went to a reasoning field)' : choice.finishReason === 'length' ? ' (cut by the output limit before any content)' : '';
   return `HTTP ${x.status} with an empty content${where}`;
 }

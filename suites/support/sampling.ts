@@ -42,7 +42,7 @@ export type Decision = { verdict: ProbeVerdict } | { more: 'baseline' | 'set' | 
 
 /** Whether greedy decoding repeats: the positive control of an "ignored" collapse. */
 export function greedyRepeats(t0: readonly Exchange[]): true | string {
-  const bad = t0.map((x) => answerProblem(x)).find(Boolean);
+  const bad = t0.map((x) => answerProblem(x, 'ended')).find(Boolean);
   if (bad) return `greedy decoding could not be checked (${bad})`;
   const d = distinctAnswers(t0);
   return d === 1 ? true : `greedy decoding (temperature 0) does not repeat here either (${d} distinct of ${t0.length})`;
@@ -67,8 +67,9 @@ export function judgeCollapse(
   if (refusedBase) return { verdict: inconclusive(`the baseline without ${feature} was refused (${answerProblem(refusedBase)}), so there is no variety to compare with`) };
   const refused = firstFailed(set);
   if (refused) return { verdict: refusal(refused, control, feature, names) };
+  // An empty answer that ended on its own is a sample like any other (a model that may end its turn at once).
   for (const x of [...set, ...baseline]) {
-    const problem = answerProblem(x);
+    const problem = answerProblem(x, 'ended');
     if (problem) {
       const v = inconclusive(`${problem}: every sample must be a readable answer`);
       if (problem.includes('error body')) v.findings = [warn('error_in_2xx', problem)];

@@ -41,7 +41,7 @@ export function toolCallsOf(x: Exchange): { calls: ToolCallView[]; finishReason:
   return { calls, finishReason: choice?.finishReason };
 }
 
-const callCount = (x: Exchange) => (x.ok && !answerProblem(x, 'choice') ? toolCallsOf(x).calls.length : 0);
+const callCount = (x: Exchange) => (x.ok && !answerProblem(x, 'ended') ? toolCallsOf(x).calls.length : 0);
 
 /** The names a JSON value calls, in the shapes models write calls in when no parser takes them out. */
 function namesCalled(v: unknown): string[] {
@@ -142,7 +142,8 @@ export function toolsReach(unneeded: Exchange, smoke: Exchange, weather: Exchang
 /** What every tool judgement reads first: a refusal or an unreadable answer decides at once. */
 function toolAnswer(x: Exchange, control: Exchange, feature: string, param: string): ProbeVerdict | { calls: ToolCallView[]; finishReason: unknown; seen: string } {
   if (!x.ok) return refusal(x, control, feature, param);
-  const problem = answerProblem(x, 'content_or_tool_calls');
+  // An answer that ended with nothing in it made no call: that is readable.
+  const problem = answerProblem(x, 'ended');
   if (problem) return inconclusive(`${problem}: no answer to judge`);
   const { calls, finishReason } = toolCallsOf(x);
   return { calls, finishReason, seen: describeCalls(calls, finishReason) };
@@ -193,7 +194,7 @@ export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange
     if (reach) return ignored(`expected a forced tool call, got ${seen}, though ${reach}: the call is not forced`);
     return inconclusive(`expected a forced tool call, got ${seen}; nothing shows the tools reach the model (${describe(weather)} when the prompt asks), so tools may be dropped on the way`);
   }
-  if (!unneeded.ok || answerProblem(unneeded, 'choice') || callCount(unneeded) > 0) {
+  if (!unneeded.ok || answerProblem(unneeded, 'ended') || callCount(unneeded) > 0) {
     return inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
   }
   return honoured(`expected a tool call where the model otherwise makes none; got ${seen}`);
@@ -227,7 +228,7 @@ export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, we
     if (reach) return ignored(`expected a call to get_time, got ${seen}, though ${reach}: the call is not forced`);
     return inconclusive(`expected a call to get_time, got ${seen}; nothing shows the tools reach the model (${describe(forced)} when forced), so tools may be dropped on the way`);
   }
-  if (!unneeded.ok || answerProblem(unneeded, 'choice') || toolCallsOf(unneeded).calls.some((c) => c.name === 'get_time')) {
+  if (!unneeded.ok || answerProblem(unneeded, 'ended') || toolCallsOf(unneeded).calls.some((c) => c.name === 'get_time')) {
     return inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
   }
   return honoured(`expected a call to get_time where the model otherwise makes none; got ${seen}`);
@@ -239,7 +240,7 @@ export function judgeNone(x: Exchange, weather: Exchange): ProbeVerdict {
   if ('verdict' in a) return a;
   if (a.calls.length > 0) return ignored(`expected no tool call, got ${a.seen}`);
   if (callCount(weather) === 0) return inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(weather)}): nothing to prevent`);
-  return honoured(`expected an answer in words where the model otherwise calls the tool; got ${a.seen}`);
+  return honoured(`expected no tool call where the model otherwise calls the tool; got ${a.seen}`);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */

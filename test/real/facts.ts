@@ -40,7 +40,6 @@ export interface Facts {
   stopCutsBefore: boolean;
   fiveStopsStatus: number;
   choicesWithN2: number;
-  n2Status: number;
   logprobEntries: number;
   /** The JSON-mode answer starts a JSON object (the grammar is applied; whether it closes within the
    *  limit depends on what the gibberish samples). */
@@ -73,7 +72,12 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
   const stop = greedy.slice(at, at + 4);
   const stopped = await chat({ messages: user(COUNT), temperature: 0, max_tokens: 48, stop: [stop] });
 
-  const samples = async (extra: Record<string, unknown>) => Promise.all([1, 2, 3].map(() => chat({ messages: user(NUMBER), max_tokens: 12, ...extra })));
+  // One after another: requests batched together on several slots make seeded sampling drift.
+  const samples = async (extra: Record<string, unknown>) => {
+    const out: Answer[] = [];
+    for (let i = 0; i < 3; i++) out.push(await chat({ messages: user(NUMBER), max_tokens: 12, ...extra }));
+    return out;
+  };
   const same = (xs: Answer[]) => new Set(xs.map(content)).size === 1;
   const t0 = await samples({ temperature: 0 });
   const t1 = await samples({ temperature: 1 });
@@ -129,7 +133,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     topPRepeats: same(topP),
     stopCutsBefore: stop.trim().length > 0 && greedy.indexOf(stop) === at && content(stopped).trimEnd() === greedy.slice(0, at).trimEnd(),
     fiveStopsStatus: (await chat({ messages: user(COUNT), max_tokens: 8, stop: [stop, 'a1', 'b2', 'c3', 'd4'] })).status,
-    ...(await chat({ messages: user(OK), max_tokens: 8, n: 2 }).then((a) => ({ choicesWithN2: (a.body?.choices ?? []).length, n2Status: a.status }))),
+    choicesWithN2: ((await chat({ messages: user(OK), max_tokens: 8, n: 2 })).body?.choices ?? []).length,
     logprobEntries: ((await chat({ messages: user(OK), max_tokens: 8, logprobs: true, top_logprobs: 2 })).body?.choices?.[0]?.logprobs?.content ?? []).length,
     jsonModeStartsObject: content(jsonMode).trimStart().startsWith('{'),
     schemaFits,

@@ -1,7 +1,8 @@
 /**
  * The truth table of the real-server suite: for each probe, the verdict chatprobe must give on the two
- * tiny models llama-server runs (`stops`: ends turns on its own, served without a key and with four
- * slots; `runaway`: never ends a turn, served with --api-key and one slot), and the direct evidence that makes it true (Facts, gathered with
+ * tiny models llama-server runs (`stops`: ends turns on its own, served without a key, audited with the
+ * default four requests at once; `runaway`: never ends a turn, served with --api-key, audited one request
+ * at a time), and the direct evidence that makes it true (Facts, gathered with
  * plain fetch requests; docs/real-server-evidence.md). A row whose evidence no longer holds fails on its
  * own, before any verdict is compared: the server changed, and the row must be thought through again.
  *
@@ -24,6 +25,16 @@ export interface Row {
 
 const both = (f: (x: Facts) => boolean) => (a: Facts, b: Facts) => f(a) && f(b);
 
+/**
+ * The stopping model ends its turn at a random token when it samples (the smoke call and the plain stream
+ * send no temperature), now and then at the first: an empty answer is then only a warning, and a stream
+ * of three chunks too short to time. Never a failure.
+ */
+const SAMPLED_LENGTH: Record<string, Verdict[]> = {
+  'chat.basic': ['pass', 'warn'],
+  'streaming.buffered': ['pass', 'inconclusive'],
+};
+
 /** Cells whose verdict is a conformance fact of the wire format, the same on both servers. */
 const WIRE: Row[] = [
   'chat.basic',
@@ -44,7 +55,7 @@ const WIRE: Row[] = [
   'streaming.buffered',
 ].map((probe) => ({
   probe,
-  stops: 'pass',
+  stops: SAMPLED_LENGTH[probe] ?? 'pass',
   runaway: 'pass',
   because: 'llama-server answers in the OpenAI shape, streams with [DONE] and a usage chunk on request, and names the model by its alias',
   holds: both((f) => f.listsAlias),
@@ -125,22 +136,17 @@ export const TRUTH: Row[] = [
   { probe: 'parameters.top_p', stops: 'honoured', runaway: 'honoured', because: 'top_p 0.01 at temperature 1 repeats', holds: both((f) => f.topPRepeats && f.distinctAtOne === 3) },
   {
     probe: 'parameters.seed',
-    // With four slots, requests are batched together and seeded sampling drifts with the batch: the seed
-    // narrows the answers without always fixing them. With one slot it fixes them.
+    // Requests in flight together are batched, and seeded sampling drifts with the batch: the seed narrows
+    // the answers without always fixing them. One request at a time, it fixes them.
     stops: ['honoured', 'inconclusive'],
     runaway: 'honoured',
-    because: 'a fixed seed at temperature 1 repeats on one slot; on four it may drift with the batch',
-    holds: (s, r) => r.seedRepeats && s.distinctAtOne === 3 && r.distinctAtOne === 3,
+    because: 'a fixed seed at temperature 1 repeats when requests come one at a time; with others in flight it may drift',
+    holds: both((f) => f.seedRepeats && f.distinctAtOne === 3),
   },
   { probe: 'parameters.stop', stops: 'honoured', runaway: 'honoured', because: 'the greedy answer ends just before a stop string taken from its middle', holds: both((f) => f.stopCutsBefore) },
   { probe: 'parameters.stop_many', stops: 'honoured', runaway: 'honoured', because: 'five stop strings are accepted and applied', holds: both((f) => f.fiveStopsStatus === 200 && f.stopCutsBefore) },
-  {
-    probe: 'parameters.n',
-    stops: 'honoured',
-    runaway: 'rejected',
-    because: "n: 2 gives two choices with four slots; with one, HTTP 400 \"Field 'n': Value must be between 1 <= value <= 1\"",
-    holds: (s, r) => s.choicesWithN2 === 2 && r.n2Status === 400,
-  },
+  // With one slot (-np 1) llama-server refuses it instead: HTTP 400 "Field 'n': Value must be between 1 <= value <= 1".
+  { probe: 'parameters.n', stops: 'honoured', runaway: 'honoured', because: 'n: 2 gives two choices (four slots by default)', holds: both((f) => f.choicesWithN2 === 2) },
   { probe: 'parameters.logprobs', stops: 'honoured', runaway: 'honoured', because: 'logprobs.content has one entry per token', holds: both((f) => f.logprobEntries > 0) },
   ...ACCEPTED,
   {

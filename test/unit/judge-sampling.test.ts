@@ -42,6 +42,12 @@ describe('judgeCollapse (rules 3 and 6)', () => {
     expect(verdictOf(collapse(baseline, set))).toBe('inconclusive');
   });
 
+  it('takes an empty answer that ended on its own as a sample, not one cut by the limit', () => {
+    const ended = () => reply('', { finish: 'stop' });
+    expect(verdictOf(collapse(FLAT, [ended(), ended(), ended(), ended()]))).toBe('honoured');
+    expect(verdictOf(collapse(FLAT, [reply('', { finish: 'length' }), ...samples('1', '1', '1')]))).toBe('inconclusive');
+  });
+
   it('trap: identical error bodies in 200s are no agreement', () => {
     const set = [errorIn200('seed unsupported'), errorIn200('seed unsupported'), errorIn200('seed unsupported'), errorIn200('seed unsupported')];
     const d = collapse(FLAT, set);

@@ -95,6 +95,8 @@ describe('judgeNone and judgeParallel', () => {
     ['a call anyway', forcedCall, weatherCalls, 'ignored'],
     ['no call, and none without it either', words('No idea.'), words('No idea.'), 'inconclusive'],
     ['an error in a 200', errorIn200(), weatherCalls, 'inconclusive'],
+    ['an empty answer that ended on its own: no call', reply('', { finish: 'stop' }), weatherCalls, 'honoured'],
+    ['an empty answer cut by the limit (a reasoning model): nothing to judge', reply('', { finish: 'length', reasoning: 'thinking' }), weatherCalls, 'inconclusive'],
   ])('none: %s', (_, x, weather, verdict) => {
     expect(judgeNone(x, weather).verdict).toBe(verdict);
   });
