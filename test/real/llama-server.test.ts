@@ -11,7 +11,7 @@ import { PROBES } from '../../suites/index.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { gatherFacts, type Facts } from './facts.js';
-import { realPaths, startLlama, type Llama } from './llama.js';
+import { realPaths, startLlama, stopAll, type Llama } from './llama.js';
 import { ENDPOINT_EVIDENCE, ENDPOINT_TRUTH, TRUTH } from './truth.js';
 
 const KEY = 'sk-real-server-test-0123456789';
@@ -50,10 +50,7 @@ describe('a real llama.cpp server', () => {
     // One request at a time: nothing is batched with the seeded samples, so the seed must fix them.
     runaway = await audit('runaway', KEY, ['--concurrency', '1']);
   });
-  afterAll(async () => {
-    await stops?.server.stop();
-    await runaway?.server.stop();
-  });
+  afterAll(stopAll);
 
   const cells = (a: Audit, model: string) => new Map(a.report.results.filter((r) => r.model === model).map((r) => [r.probe, r]));
   const show = (r: ProbeResult | undefined) => (r ? `${r.verdict}: ${r.observed}` : 'no cell');

@@ -15,7 +15,8 @@ export interface RealPaths {
 export function realPaths(): RealPaths {
   const dir = execFileSync('bash', [join(ROOT, 'scripts/real/setup.sh'), '--print-dir'], { encoding: 'utf8' }).trim();
   const file = join(dir, 'paths.json');
-  if (!existsSync(file)) throw new Error(`no llama-server in ${dir}: run "npm run real:setup" first (about 6 minutes, once)`);
+  // setup.sh writes .complete last: a folder without it is an interrupted build.
+  if (!existsSync(join(dir, '.complete'))) throw new Error(`no llama-server in ${dir}: run "npm run real:setup" first (about 6 minutes, once)`);
   return JSON.parse(readFileSync(file, 'utf8')) as RealPaths;
 }
 
@@ -28,6 +29,25 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
+}
+
+/** Every server started and not yet stopped: stopped when the tests end, even if a hook timed out. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 export interface Llama {
@@ -46,6 +66,8 @@ export async function startLlama(paths: RealPaths, model: 'stops' | 'runaway', a
   // when it fills): the audit's uncapped smoke call runs past --timeout, as on a misconfigured server.
   if (model === 'runaway') args.push('--context-shift');
   const child: ChildProcess = spawn(paths.server, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {
