@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/real/**/*.test.ts'],
     testTimeout: 120_000,
-    hookTimeout: 300_000,
+    hookTimeout: 600_000,
     // One file, two servers: the cores go to inference.
     maxWorkers: 1,
   },

@@ -15,8 +15,8 @@ import { realPaths, startLlama, stopAll, type Llama } from './llama.js';
 import { ENDPOINT_EVIDENCE, ENDPOINT_TRUTH, TRUTH } from './truth.js';
 
 const KEY = 'sk-real-server-test-0123456789';
-// Long enough for a slow machine to answer a capped request; the model that never stops costs this once.
-const TIMEOUT_S = '15';
+// Long enough for a busy machine to answer a capped grammar request; the model that never stops costs it once.
+const TIMEOUT_S = '30';
 
 interface Audit {
   server: Llama;
