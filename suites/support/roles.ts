@@ -1,6 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
+import { readChoices } from '../../src/spec/completion.js';
 import { contentOf, judgeAcceptance, quote } from './params.js';
 import { LIMITS, user } from './prompts.js';
 
@@ -8,6 +9,12 @@ export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE
 export const UNRELATED_QUESTION = 'What is the capital of France?';
 
 const says = (x: Exchange, word: string) => contentOf(x).toUpperCase().includes(word.toUpperCase());
+
+/** An answer cut by our own output limit may have said the words after it: never evidence of absence. */
+function cutByOurLimit(x: Exchange, want: string): ProbeVerdict | undefined {
+  if (readChoices(x.json)[0]?.finishReason !== 'length') return undefined;
+  return inconclusive(`expected ${want}, got ${quote(x)}, cut by the output limit chatprobe sends: the rest of the answer may have had it`);
+}
 
 /** A readable answer that contains every word. */
 const recalls = (x: Exchange, words: readonly string[]) => !answerProblem(x) && words.every((w) => says(x, w));
@@ -30,6 +37,8 @@ export function judgeInstruction(x: Exchange, ruleInUser: Exchange, control: Exc
   const none = unreadable(x);
   if (none) return none;
   if (says(x, 'PINEAPPLE')) return honoured(`expected only "PINEAPPLE" to an unrelated question; got ${quote(x)}`);
+  const cut = cutByOurLimit(x, '"PINEAPPLE"');
+  if (cut) return cut;
   if (!recalls(ruleInUser, ['PINEAPPLE'])) {
     return inconclusive(`the answer ${quote(x)} ignores the instruction, but so does the answer with the instruction in the user message (${answerProblem(ruleInUser) ?? quote(ruleInUser)})`);
   }
@@ -54,6 +63,8 @@ export function judgeRecall(x: Exchange, plain: Exchange | undefined, expected: 
   const want = expected.join(' and ');
   const missing = expected.filter((w) => !says(x, w));
   if (missing.length === 0) return honoured(`expected ${want} in the answer; got ${quote(x)}`);
+  const cut = cutByOurLimit(x, want);
+  if (cut) return cut;
   if (!plain || !recalls(plain, expected)) {
     const got = plain ? (answerProblem(plain) ?? quote(plain)) : 'not sent';
     return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message does not get them either (${got})`);
@@ -93,6 +104,8 @@ export function judgeImage(x: Exchange, other: Exchange | undefined, colour: str
     if (says(other, colour)) return inconclusive(`the answer names ${colour} (${quote(x)}), but so does the same question without the image (${quote(other)}): a guess`);
     return honoured(`expected the image's colour, ${colour}; got ${quote(x)}, where the question without the image gets ${quote(other)}`);
   }
+  const cut = cutByOurLimit(x, colour);
+  if (cut) return cut;
   if (!recalls(other, [colour])) {
     return inconclusive(`expected ${colour} in the answer, got ${quote(x)}; but told the colour in words, the model does not name it either (${answerProblem(other) ?? quote(other)})`);
   }

@@ -117,6 +117,7 @@ describe('judgeInstruction', () => {
     ['the word, from the role', followed, words('Paris'), 'honoured'],
     ['not the word, though the same instruction as a user message is followed', words('Paris'), followed, 'ignored'],
     ['trap: a model that follows no instruction', words('Paris'), words('Paris'), 'inconclusive'],
+    ['trap: a verbose answer cut by our own limit before the word', reply('Sure! The capital of France is', { finish: 'length' }), followed, 'inconclusive'],
     ['the control is an error in a 200', words('Paris'), errorIn200(), 'inconclusive'],
     ['an error in a 200', errorIn200(), followed, 'inconclusive'],
     ['o1-mini refusing system', refused(400, "Unsupported value: 'messages[0].role' does not support 'system' with this model.", { param: 'messages[0].role' }), followed, 'rejected'],
@@ -133,6 +134,7 @@ describe('judgeRecall (rule 2)', () => {
     ['trap: a capable server whose model does not follow "reply with both words"', words('Fruit is nice.'), words('Fruit is nice.'), 'inconclusive'],
     ['the plain control is an error in a 200', words('MANGO'), errorIn200(), 'inconclusive'],
     ['a word missing and no plain control sent', words('MANGO'), undefined, 'inconclusive'],
+    ['trap: a word missing from an answer cut by our own limit', reply('Sure! The first word was MANGO and the', { finish: 'length' }), both, 'inconclusive'],
     ['an empty answer', words(''), both, 'inconclusive'],
     ['422 for content arrays', refused(422, 'Input should be a valid string', { body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string', type: 'string_type' }] } }), both, 'rejected'],
   ])('%s', (_, x, plain, verdict) => {
@@ -150,6 +152,7 @@ describe('judgeImage', () => {
     ['llama.cpp without a projector: HTTP 500 twice, naming the image', refused(500, mmproj, { firstTry: { status: 500 } }), words('no'), 'rejected'],
     ['an HTTP 500 once', refused(500, mmproj), words('no'), 'error'],
     ['an answer and no control sent', words('Green.'), undefined, 'inconclusive'],
+    ['trap: a long description cut by our own limit before the colour', reply('This image shows a square that is', { finish: 'length' }), words('Green.'), 'inconclusive'],
   ])('%s', (_, x, other, verdict) => {
     expect(judgeImage(x, other, 'green', ok).verdict).toBe(verdict);
   });
