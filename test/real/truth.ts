@@ -1,7 +1,7 @@
 /**
  * The truth table of the real-server suite: for each probe, the verdict chatprobe must give on the two
- * tiny models llama-server runs (`stops`: ends turns on its own, served without a key, audited with the
- * default four requests at once; `runaway`: never ends a turn, served with --api-key, audited one request
+ * tiny models llama-server runs (`stops`: ends turns on its own, served without a key, audited with two
+ * requests at once; `runaway`: never ends a turn, served with --api-key, audited one request
  * at a time), and the direct evidence that makes it true (Facts, gathered with
  * plain fetch requests; docs/real-server-evidence.md). A row whose evidence no longer holds fails on its
  * own, before any verdict is compared: the server changed, and the row must be thought through again.
