@@ -20,6 +20,8 @@
 # Needs: npm (the registry), git, tar, cmake, g++, make, python3 with numpy. Missing tools are installed
 # with apt-get (Debian's packages), and only when missing. No other network access: no download in cmake.
 set -euo pipefail
+# The whole script is one block, read before it runs: editing this file during a run cannot derail the run.
+{
 
 NODE_LLAMA_CPP=3.22.1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -53,10 +55,10 @@ mkdir -p "$root"
 exec 9>"$root/.lock"
 if command -v flock >/dev/null 2>&1; then
   flock -n 9 || { say "another setup is running in $root; waiting for it"; flock 9; }
+  if [ -f "$dir/.complete" ]; then summary; exit 0; fi
+  # Leftovers of interrupted runs (this one holds the lock, so no other run is using them).
+  rm -rf "$root"/.work-*
 fi
-if [ -f "$dir/.complete" ]; then summary; exit 0; fi
-# Leftovers of interrupted runs (this one holds the lock, so no other run is using them).
-rm -rf "$root"/.work-*
 
 # The tools, from Debian's packages when missing.
 need() { command -v "$1" >/dev/null 2>&1; }
@@ -157,3 +159,5 @@ mv "$work/out" "$dir"
 rm -f "$failed"
 say "done in $(( $(date +%s) - start )) s"
 summary
+exit 0
+}

@@ -186,10 +186,12 @@ export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, co
 export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
   const a = toolAnswer(x, unneeded, 'tool_choice "required"', 'tool_choice');
   if ('verdict' in a) return a;
-  const { calls, seen } = a;
+  const { calls, finishReason, seen } = a;
   if (calls.length === 0) {
     const text = callAsText(x, 'a forced tool call');
     if (text) return text;
+    // llama.cpp's grammar for "required" lets text come before the call: cut by our limit, it may still come.
+    if (finishReason === 'length') return inconclusive(`expected a forced tool call, got ${seen}: cut by the output limit chatprobe sends, before any call could come`);
     const reach = reaching(unneeded, control, weather);
     if (reach) return ignored(`expected a forced tool call, got ${seen}, though ${reach}: the call is not forced`);
     return inconclusive(`expected a forced tool call, got ${seen}; nothing shows the tools reach the model (${describe(weather)} when the prompt asks), so tools may be dropped on the way`);
@@ -218,12 +220,13 @@ function reaching(unneeded: Exchange, control: Exchange, weather: Exchange, forc
 export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
   const a = toolAnswer(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
   if ('verdict' in a) return a;
-  const { calls, seen } = a;
+  const { calls, finishReason, seen } = a;
   const named = calls.filter((c) => c.name === 'get_time');
   if (calls.length > 0 && named.length !== calls.length) return ignored(`expected a call to get_time only, got ${seen}: the call is not restricted to the named function`);
   if (calls.length === 0) {
     const text = callAsText(x, 'a call to get_time');
     if (text) return text;
+    if (finishReason === 'length') return inconclusive(`expected a call to get_time, got ${seen}: cut by the output limit chatprobe sends, before any call could come`);
     const reach = reaching(unneeded, control, weather, forced);
     if (reach) return ignored(`expected a call to get_time, got ${seen}, though ${reach}: the call is not forced`);
     return inconclusive(`expected a call to get_time, got ${seen}; nothing shows the tools reach the model (${describe(forced)} when forced), so tools may be dropped on the way`);

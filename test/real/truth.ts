@@ -174,16 +174,20 @@ export const TRUTH: Row[] = [
   },
   {
     probe: 'parameters.tool_choice.required',
-    stops: 'ignored',
-    runaway: 'ignored',
-    because: 'no call is forced although the tools reach the model: this llama-server does not constrain "required"',
+    // The grammar for "required" allows free text before the call and no end before it: the gibberish
+    // never reaches the call, so every answer runs to the limit, which is ours.
+    stops: 'inconclusive',
+    runaway: 'inconclusive',
+    because: 'no call within the limit, the answer cut by it: the grammar lets text come first, so the call may come later',
     holds: both((f) => f.requiredCalls === 0 && f.toolsPromptGrowth > 20),
   },
   {
     probe: 'parameters.tool_choice.named',
-    stops: 'ignored',
-    runaway: 'ignored',
-    because: 'no call to the named function, though the tools reach the model (a named tool_choice is not forced)',
+    // A tool_choice object is read as "auto": the stopping model may end without a call (ignored, the tools
+    // reaching it) or run to the limit (inconclusive); the runaway model always runs to the limit.
+    stops: ['ignored', 'inconclusive'],
+    runaway: 'inconclusive',
+    because: 'a named tool_choice falls back to "auto": no call to the named function, within the limit or cut by it',
     holds: both((f) => f.namedCalls === 0 && f.toolsPromptGrowth > 20),
   },
   { probe: 'parameters.tool_choice.none', stops: 'inconclusive', runaway: 'inconclusive', because: 'no call with "none", and none without it either', holds: both((f) => f.noneCalls === 0 && f.autoCalls === 0) },

@@ -66,6 +66,7 @@ describe('judgeRequired', () => {
     ['no call, though the model calls when asked', noCall(), noCall(), weatherCalls, 'ignored'],
     ['trap: a weak model on a server that does not force the call: the tools reach it (prompt counts)', noCall(), noCall(140), words('zq', 90), 'ignored'],
     ['no call, and nothing shows the tools reach the model (dropped?)', noCall(14), noCall(14), words('no', 30), 'inconclusive'],
+    ['trap: text first, cut by our limit before the forced call (llama.cpp\'s grammar)', reply('zq blorp', { finish: 'length', usage: [140, 64] }), noCall(140), words('zq', 90), 'inconclusive'],
     ['a call written as text', words(hermes), noCall(), weatherCalls, 'ignored'],
     ['a refusal, where the tools request answered', refused(400, "Invalid value for 'tool_choice'", { param: 'tool_choice' }), noCall(), weatherCalls, 'rejected'],
     ['a refusal, where the tools request was refused too', refused(400, 'tools unsupported'), refused(400, 'tools unsupported'), weatherCalls, 'inconclusive'],
@@ -82,6 +83,7 @@ describe('judgeNamed', () => {
     ['a call to the other tool', forcedCall, noCall(), forcedCall, 'ignored'],
     ['no call, the tools reach the model (prompt counts), nothing forced', noCall(), noCall(140), noCall(), 'ignored'],
     ['no call, and nothing shows the tools reach the model', noCall(14), noCall(14), noCall(14), 'inconclusive'],
+    ['no call, cut by our limit', reply('zq blorp', { finish: 'length', usage: [140, 64] }), noCall(140), forcedCall, 'inconclusive'],
     ['get_time, but called unforced too', timeCall, timeCall, forcedCall, 'inconclusive'],
     ['a call written as text', words('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'), noCall(), forcedCall, 'ignored'],
   ])('%s', (_, x, unneeded, forced, verdict) => {
