@@ -2,36 +2,36 @@ import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { loadConfig } from '../config/file.js';
-import { resolveOptions, type ResolvedOptions } from '../config/options.js';
+import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../engine/errors.js';
 import { planAudit, runAudit } from '../engine/run.js';
-import { createRedactor } from '../http/redact.js';
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
 import { baselineFrom, DEFAULT_BASELINE, writeBaseline } from '../report/baseline.js';
 import type { Report } from '../report/model.js';
 import { summarise } from '../report/summary.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
-import type { Redactor } from '../http/redact.js';
+import type { Boundary } from '../boundary/boundary.js';
+import { oneLine } from '../boundary/text.js';
 import { ensureDir, writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
-import { err, out } from './output.js';
+import { command, err, guardSecrets, out } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
-async function reportToGithub(report: Report, redact: Redactor, env: NodeJS.ProcessEnv, json: boolean): Promise<void> {
+async function reportToGithub(report: Report, boundary: Boundary, env: NodeJS.ProcessEnv, json: boolean): Promise<void> {
   const file = env.GITHUB_STEP_SUMMARY;
   if (file) {
     try {
-      await appendFile(file, redact(renderGithubSummary(report)));
+      await appendFile(file, boundary.redact(renderGithubSummary(report)));
     } catch (e) {
       err(`warning: could not append to GITHUB_STEP_SUMMARY: ${(e as Error).message}\n`);
     }
   }
   // Annotations go to stdout, where the runner reads workflow commands, unless stdout carries the JSON.
-  for (const line of githubAnnotations(report)) (json ? err : out)(`${redact(line)}\n`);
+  for (const line of githubAnnotations(report)) command(line, json ? 'err' : 'out');
 }
 
 /** A path relative to the working folder when it is below it, else absolute. */
@@ -43,9 +43,9 @@ function displayPath(path: string): string {
 
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
-  const redact = createRedactor([options.apiKey, ...options.secrets]);
+  const boundary = guardSecrets(secretsOf(options));
   const say = (text: string) => {
-    if (!options.quiet) err(redact(text));
+    if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
   const controller = new AbortController();
@@ -60,7 +60,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
     if (options.dryRun) {
       const plan = await planAudit(options, PROBES);
-      out(redact(options.json ? `${JSON.stringify(plan, null, 2)}\n` : renderPlan(plan)));
+      out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
     }
     // A folder that cannot be written fails before a single request is paid for.
@@ -78,38 +78,41 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
           say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
           if (unlisted.length > 0) {
-            say(`not listed by GET /models: ${unlisted.join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
+            say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
           }
         },
         onResult: (r, done, total) => {
           if (options.quiet) return;
-          if (tty) err(`\r\x1b[2K${redact(progressLine(r, done, total)).slice(0, (process.stderr.columns || 100) - 1)}`);
-          else err(redact(`${progressLine(r, done, total)}\n`));
+          const line = progressLine(boundary.clean(r), done, total);
+          if (tty) err(`\r\x1b[2K${[...line].slice(0, (process.stderr.columns || 100) - 1).join('')}`);
+          else err(`${line}\n`);
         },
       },
       controller.signal,
     );
     if (tty && !options.quiet) err('\r\x1b[2K');
-    const written = await writeReports(run.report, run.trace, options.out, run.redact);
-    const summary = summarise(run.report);
-    if (options.json) out(run.redact(`${JSON.stringify(run.report, null, 2)}\n`));
-    else if (!options.quiet) out(run.redact(renderConsole(run.report, painter(Boolean(process.stdout.isTTY), env))));
+    // Past this line only the report that crossed the output boundary is used.
+    const report = boundary.report(run.report);
+    const written = await writeReports(report, boundary.trace(run.trace), options.out, boundary);
+    const summary = summarise(report);
+    if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
-    if (env.GITHUB_ACTIONS === 'true') await reportToGithub(run.report, run.redact, env, options.json);
-    if (options.updateBaseline && !run.report.interrupted) {
+    if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
+    if (options.updateBaseline && !report.interrupted) {
       const path = options.baseline ?? DEFAULT_BASELINE;
-      await writeBaseline(path, baselineFrom(run.report, run.baseline));
+      await writeBaseline(path, baselineFrom(report, run.baseline));
       say(`baseline written: ${displayPath(path)}\n`);
     }
     if (written.failed.length > 0) return EXIT.failed;
-    if (run.report.interrupted) return EXIT.interrupted;
+    if (report.interrupted) return EXIT.interrupted;
     // Rewriting the baseline accepts this run's verdicts: only our own errors still fail it.
     if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
     return summary.exitCode;
   } catch (e) {
     if (e instanceof CannotTestError) {
-      err(redact(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`));
+      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
       return EXIT.cannotTest;
     }
     throw e;

@@ -1,12 +1,12 @@
 import { loadConfig } from '../config/file.js';
-import { resolveOptions } from '../config/options.js';
+import { resolveOptions, secretsOf } from '../config/options.js';
 import { ADVICE } from '../engine/diagnose.js';
 import { CannotTestError } from '../engine/errors.js';
 import { runAudit } from '../engine/run.js';
-import { createRedactor } from '../http/redact.js';
+import { oneLine } from '../boundary/text.js';
 import type { Cause, ModelEntry } from '../report/model.js';
 import { EXIT } from './exit.js';
-import { err, out } from './output.js';
+import { guardSecrets, out } from './output.js';
 
 /** The checks a model passes in order, and the cause that fails each. */
 const STEPS: { name: string; causes: Cause[] }[] = [
@@ -19,14 +19,14 @@ const STEPS: { name: string; causes: Cause[] }[] = [
 
 /** The checklist of one model: each step passes until the one its cause belongs to. */
 export function doctorLines(m: ModelEntry): string[] {
-  const lines = [`model ${m.id}`];
+  const lines = [`model ${oneLine(m.id)}`];
   for (const step of STEPS) {
     if (m.cause && step.causes.includes(m.cause)) {
-      lines.push(`  ✗ ${step.name}: ${m.smoke?.message ?? m.cause}`, `    ${ADVICE[m.cause]}`);
+      lines.push(`  ✗ ${step.name}: ${oneLine(m.smoke?.message ?? m.cause)}`, `    ${ADVICE[m.cause]}`);
       return lines;
     }
     const last = step === STEPS.at(-1);
-    const detail = last && m.smoke ? `: HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${m.smoke.message})` : ''}` : '';
+    const detail = last && m.smoke ? `: HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${oneLine(m.smoke.message)})` : ''}` : '';
     lines.push(`  ✓ ${step.name}${detail}`);
   }
   // Not a check that stops an audit: the model is audited with limits. But operators fix it here.
@@ -36,21 +36,21 @@ export function doctorLines(m: ModelEntry): string[] {
 
 /** chatprobe doctor: the smoke checks only, printed in the order the spec tells operators to check them. */
 export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
-  let redact = createRedactor([]);
   try {
     const options = resolveOptions({ ...flags, probes: [] }, env, loadConfig(configPath).config);
-    redact = createRedactor([options.apiKey, ...options.secrets]);
-    const run = await runAudit(options, []);
+    const boundary = guardSecrets(secretsOf(options));
+    const raw = await runAudit(options, []);
+    const run = { report: boundary.report(raw.report) };
     const lines = [`chatprobe doctor: ${run.report.target.baseUrl}`, `✓ GET /models answered a model list`];
     for (const m of run.report.models) lines.push(...doctorLines(m));
     const failing = run.report.models.filter((m) => m.cause);
     lines.push('', failing.length === 0 ? 'every check passed' : `${failing.length} of ${run.report.models.length} model(s) fail a check`);
-    if (options.json) out(redact(`${JSON.stringify(run.report.models, null, 2)}\n`));
-    else out(redact(`${lines.join('\n')}\n`));
+    if (options.json) out(`${JSON.stringify(run.report.models, null, 2)}\n`);
+    else out(`${lines.join('\n')}\n`);
     return failing.length > 0 ? EXIT.failed : EXIT.ok;
   } catch (e) {
     if (e instanceof CannotTestError) {
-      out(redact(`✗ GET /models: ${e.message}\n${e.advice ? `  ${e.advice}\n` : ''}`));
+      out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${e.advice}\n` : ''}`);
       return EXIT.cannotTest;
     }
     throw e;

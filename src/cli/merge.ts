@@ -1,4 +1,4 @@
-import { createRedactor } from '../http/redact.js';
+import { Boundary } from '../boundary/boundary.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
 import { writeReports } from '../report/write.js';
@@ -11,9 +11,13 @@ import { err, out } from './output.js';
 export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const runs = await Promise.all(dirs.map(readRunFiles));
-    const { report, trace } = mergeRuns(runs);
-    // The reports were redacted when written; nothing secret is known here.
-    const written = await writeReports(report, trace, args.out, createRedactor([]));
+    // The reports were redacted when written and no secret is known here; the boundary still bounds and
+    // shows what a report file carries, which may have been edited by hand.
+    const boundary = new Boundary();
+    const merged = mergeRuns(runs);
+    const report = boundary.report(merged.report);
+    const trace = boundary.trace(merged.trace);
+    const written = await writeReports(report, trace, args.out, boundary);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));

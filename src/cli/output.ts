@@ -1,8 +1,13 @@
+import { Boundary } from '../boundary/boundary.js';
+import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
+
 /**
- * stdout and stderr writers that survive a closed pipe (`chatprobe --json | head`): EPIPE ends output
+ * stdout and stderr, through the output boundary: secrets removed, stray control characters shown, no
+ * workflow command smuggled in. They survive a closed pipe (`chatprobe --json | head`): EPIPE ends output
  * quietly instead of crashing the run before its reports are written.
  */
 let stdoutClosed = false;
+let boundary = new Boundary();
 
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code === 'EPIPE') stdoutClosed = true;
@@ -12,10 +17,39 @@ process.stderr.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
 });
 
+/** The boundary every later line goes through: set once the secrets are known. */
+export function useBoundary(b: Boundary): void {
+  boundary = b;
+}
+
 export function out(text: string): void {
-  if (!stdoutClosed) process.stdout.write(text);
+  if (!stdoutClosed) process.stdout.write(boundary.terminal(text));
 }
 
 export function err(text: string): void {
-  process.stderr.write(text);
+  process.stderr.write(boundary.terminal(text));
+}
+
+/** A GitHub workflow command we built (an annotation), on stdout or stderr: redacted, nothing else changed. */
+export function command(line: string, stream: 'out' | 'err'): void {
+  if (!/^::(error|warning|notice)( [^\n]*)?::[^\n]*$/.test(line)) throw new Error(`not a workflow command line: ${line.slice(0, 40)}`);
+  const text = `${boundary.redact(line)}\n`;
+  if (stream === 'err') process.stderr.write(text);
+  else if (!stdoutClosed) process.stdout.write(text);
+}
+
+/**
+ * The boundary for a run's secrets, in force for all output from now on. A secret too short to search for
+ * is named (never shown) once on stderr.
+ */
+export function guardSecrets(secrets: Iterable<Secret>): Boundary {
+  const b = Boundary.of(secrets);
+  useBoundary(b);
+  for (const label of b.refused) {
+    err(
+      `warning: ${label} has fewer than ${MIN_SECRET_LENGTH} characters: too short to search server texts for without cutting words, ` +
+        'so a server that echoes it is not redacted (chatprobe itself sends it only where it belongs and never prints it)\n',
+    );
+  }
+  return b;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CannotTestError } from '../engine/errors.js';
-import { isSecretHeader } from '../http/redact.js';
+import { isSecretHeader, type Secret } from '../boundary/secrets.js';
 
 /**
  * The audit options, defined once: the CLI flags are derived from this schema (cli/flags.ts), and the
@@ -53,7 +53,7 @@ export interface ResolvedOptions {
   json: boolean;
   quiet: boolean;
   /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers. */
-  secrets: string[];
+  secrets: Secret[];
 }
 
 /** The config file read when --config is not given, if it exists in the working folder. */
@@ -91,7 +91,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
   const parsed = AuditFlags.safeParse({ ...config, ...fromEnv, ...(flags as object) });
   if (!parsed.success) throw new CannotTestError(`invalid ${describeIssue(parsed.error, flagName)}`);
   const f = parsed.data;
-  const secrets: string[] = [];
+  const secrets: Secret[] = [];
   const baseUrl = normaliseBaseUrl(f.baseUrl, secrets);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.apiKeyEnv)) {
     throw new CannotTestError(`invalid --api-key-env: "${f.apiKeyEnv}" is not an environment variable name`);
@@ -109,7 +109,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
       throw new CannotTestError('invalid --header: Authorization comes from the key variable (--api-key-env), not from --header');
     }
     headers[name.toLowerCase()] = value;
-    if (isSecretHeader(name) && value) secrets.push(value);
+    if (isSecretHeader(name) && value) secrets.push({ value, label: `the value of --header ${name}` });
   }
   return {
     baseUrl,
@@ -149,7 +149,12 @@ function splitList(values: readonly string[]): string[] {
   return [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))];
 }
 
-export function normaliseBaseUrl(input: string | undefined, secrets: string[]): string {
+/** Every secret of a run, labelled for warnings: the key first. */
+export function secretsOf(options: ResolvedOptions): Secret[] {
+  return [{ value: options.apiKey, label: `$${options.apiKeyEnv}` }, ...options.secrets];
+}
+
+export function normaliseBaseUrl(input: string | undefined, secrets: Secret[]): string {
   if (!input) {
     throw new CannotTestError('no base URL', 'pass --base-url https://host/v1 or set OPENAI_BASE_URL');
   }
@@ -163,7 +168,7 @@ export function normaliseBaseUrl(input: string | undefined, secrets: string[]): 
     throw new CannotTestError(`invalid base URL: ${url.protocol} is not http or https`);
   }
   if (url.username || url.password) {
-    secrets.push(decodeURIComponent(url.password), decodeURIComponent(url.username));
+    secrets.push({ value: decodeURIComponent(url.password), label: 'the password in the base URL' }, { value: decodeURIComponent(url.username), label: 'the user name in the base URL' });
     throw new CannotTestError('the base URL carries credentials', 'put the key in the environment variable named by --api-key-env');
   }
   if (url.search || url.hash) {

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
-import type { Redactor } from '../http/redact.js';
 import type { CallRecord } from '../report/model.js';
 import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 
-/** Headers kept in the trace: rate limits, retry hints and request ids (values redacted). */
+/** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS =
   /^(x-ratelimit-.*|retry-after|cf-ray|x-request-id|x-oneapi-request-id|apim-request-id|x-ds-trace-id|request-id|openai-processing-ms|openai-model|x-litellm-.*|x-openrouter-.*)$/;
 
@@ -67,7 +66,6 @@ export class CallLog {
 
   constructor(
     private readonly client: HttpClient,
-    private readonly redact: Redactor,
     private readonly signal: AbortSignal | undefined,
     private readonly policy: CallPolicy = { retries: 0, rpm: undefined },
     /** Prefix of call ids ("s2c" in shard 2), so merged traces keep unique ids. */
@@ -121,7 +119,7 @@ export class CallLog {
     const id = `${this.idPrefix}${++this.seq}`;
     const at = new Date().toISOString();
     const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(req);
-    const x = stream ? toStreamExchange(id, req, res, this.redact) : toExchange(id, req, res, this.redact);
+    const x = stream ? toStreamExchange(id, req, res) : toExchange(id, req, res);
     const record: CallRecord = { id, at, probe, method: req.method, path: req.path, durationMs: x.durationMs, bytes: x.bytes };
     if (model !== undefined) record.model = model;
     if (x.status !== undefined) record.status = x.status;

@@ -1,5 +1,4 @@
 import { bodyText, type HttpRequest, type HttpResponse } from '../http/client.js';
-import type { Redactor } from '../http/redact.js';
 import { readSse, type SseFacts } from '../http/sse.js';
 import { assembleStream, isObject, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
@@ -9,7 +8,7 @@ import { diagnose } from './diagnose.js';
 /** The shape an error body came in: OpenAI's envelope or one of the dozen others seen in the wild. */
 export type ErrorShape = 'openai' | 'error_string' | 'fastapi' | 'top_level' | 'array' | 'json_other' | 'html' | 'text' | 'empty';
 
-/** One call as a probe sees it. Everything textual in it is already redacted. */
+/** One call as a probe sees it, raw: secrets are removed at the output boundary, not here. */
 export interface Exchange {
   callId: string;
   /** Ids of every attempt that led to this answer (retries of 429/503), this one last. */
@@ -63,8 +62,8 @@ const REQUEST_ID_HEADERS = [
   'cf-ray',
 ];
 
-export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, redact: Redactor): Exchange {
-  const text = redact(bodyText(res.chunks));
+export function toExchange(callId: string, req: HttpRequest, res: HttpResponse): Exchange {
+  const text = bodyText(res.chunks);
   const contentType = (res.headers['content-type'] ?? '').toLowerCase();
   let json: unknown;
   let parseError: string | undefined;
@@ -78,7 +77,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   const status = res.status;
   const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) headers[k] = redact(v);
+  for (const [k, v] of Object.entries(res.headers)) headers[k] = v;
   let errorMessage: string | undefined;
   let errorCode: string | undefined;
   let errorParam: string | undefined;
@@ -114,8 +113,8 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   };
 }
 
-export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, redact: Redactor): StreamExchange {
-  const base = toExchange(callId, req, res, redact);
+export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse): StreamExchange {
+  const base = toExchange(callId, req, res);
   const isEventStream = base.contentType.includes('text/event-stream');
   // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
   // An SSE body under another content type is read too, as the OpenAI SDK reads it.
@@ -124,7 +123,6 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
     return { ...base, isEventStream, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [] };
   }
   const { events, facts } = readSse(res.chunks, res.durationMs);
-  for (const ev of events) ev.data = redact(ev.data);
   const assembled = assembleStream(events);
   const gapsMs: number[] = [];
   for (let i = 1; i < assembled.contentTimes.length; i++) {

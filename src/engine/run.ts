@@ -1,12 +1,12 @@
 import pLimit from 'p-limit';
 import { HttpClient } from '../http/client.js';
-import { createRedactor, type Redactor } from '../http/redact.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { DEFAULT_BASELINE, expectedVerdicts, loadBaseline, type Baseline } from '../report/baseline.js';
 import { existsSync } from 'node:fs';
 import { VERSION } from '../version.js';
+import { clip } from '../boundary/text.js';
 import { CallLog } from './calls.js';
 import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
@@ -25,7 +25,6 @@ export interface AuditHooks {
 export interface AuditRun {
   report: Report;
   trace: CallRecord[];
-  redact: Redactor;
   /** The baseline compared with, if any. */
   baseline: Baseline | undefined;
 }
@@ -57,19 +56,17 @@ export interface PlanSummary {
   total: { requests: number; maxTokens: number };
 }
 
-/** The connection an audit (or a dry run) talks through: client, redaction, and the call log. */
-function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: HttpClient; redact: Redactor; log: CallLog } {
-  const redact = createRedactor([options.apiKey, ...options.secrets]);
+/** The connection an audit (or a dry run) talks through: the client and the call log. */
+function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: HttpClient; log: CallLog } {
   const client = new HttpClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     headers: options.headers,
     timeoutMs: options.timeoutMs,
-    redact,
     ...(signal ? { signal } : {}),
   });
-  const log = new CallLog(client, redact, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
-  return { client, redact, log };
+  const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
+  return { client, log };
 }
 
 /** GET /models and the plan it allows: the first thing every run does. */
@@ -80,7 +77,7 @@ async function discover(log: CallLog, options: ResolvedOptions, probes: readonly
 
 /** --dry-run: GET /models, the plan and its cost; nothing else is sent. */
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
-  const { client, redact, log } = openSession(options);
+  const { client, log } = openSession(options);
   try {
     const { plan } = await discover(log, options, probes);
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
@@ -99,7 +96,7 @@ export async function planAudit(options: ResolvedOptions, probes: readonly Probe
       requests: 1 + endpoint.requests + called * perModel.requests,
       maxTokens: endpoint.maxTokens + called * perModel.maxTokens,
     };
-    return { baseUrl: redact(options.baseUrl), models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total };
+    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total };
   } finally {
     await client.close();
   }
@@ -115,7 +112,7 @@ export async function runAudit(
   const t0 = performance.now();
   // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
   const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline) : undefined;
-  const { client, redact, log } = openSession(options, signal);
+  const { client, log } = openSession(options, signal);
   try {
     const { listing, plan: fullPlan } = await discover(log, options, probes);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
@@ -214,7 +211,9 @@ export async function runAudit(
       try {
         verdict = await p.run(ctx);
       } catch (err) {
-        verdict = { verdict: 'error', cause: 'harness', observed: redact(`the probe threw: ${(err as Error)?.stack ?? String(err)}`).slice(0, 2000) };
+        // The message only: a stack trace carries local install paths into reports that CI publishes.
+        const e = err as Error;
+        verdict = { verdict: 'error', cause: 'harness', observed: clip(`chatprobe failed inside this probe (a bug: please report it): ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, 1000) };
       }
       // A call cut short by Ctrl-C says nothing about the endpoint: leave the cell out of the partial report.
       if (signal?.aborted && verdict.verdict === 'error') return;
@@ -248,7 +247,7 @@ export async function runAudit(
     const report: Report = {
       schemaVersion: SCHEMA_VERSION,
       tool: { name: 'chatprobe', version: VERSION },
-      target: { baseUrl: redact(options.baseUrl), headerNames: Object.keys(options.headers) },
+      target: { baseUrl: options.baseUrl, headerNames: Object.keys(options.headers) },
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       durationMs: Math.round(performance.now() - t0),
@@ -269,7 +268,7 @@ export async function runAudit(
       results,
       calls: log.trace.length,
     };
-    return { report, trace: log.trace, redact, baseline };
+    return { report, trace: log.trace, baseline };
   } finally {
     await client.close();
   }

@@ -1,5 +1,4 @@
 import { Agent, request, type Dispatcher } from 'undici';
-import type { Redactor } from './redact.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -47,7 +46,6 @@ export interface HttpClientOptions {
   /** Longest silence between two body chunks before the read gives up. */
   idleTimeoutMs?: number;
   maxBodyBytes?: number;
-  redact: Redactor;
   dispatcher?: Dispatcher;
   /** Aborts every call in flight (SIGINT). */
   signal?: AbortSignal;
@@ -128,7 +126,7 @@ export class HttpClient {
         bytes,
         truncated,
         durationMs: elapsed(),
-        transport: describeTransportFailure(err, this.options.redact),
+        transport: describeTransportFailure(err),
       };
     }
   }
@@ -149,12 +147,12 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-export function describeTransportFailure(err: unknown, redact: Redactor): TransportFailure {
+export function describeTransportFailure(err: unknown): TransportFailure {
   const e = err as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
   // Node's error codes are strings; a DOMException's numeric code (23 for a timeout) says nothing to a reader.
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
   if (e?.name === 'TimeoutError') return { code: 'timeout', message: 'no complete answer within --timeout' };
-  const message = redact(`${e?.message ?? String(err)}${e?.cause?.message ? ` (${e.cause.message})` : ''}`);
+  const message = `${e?.message ?? String(err)}${e?.cause?.message ? ` (${e.cause.message})` : ''}`;
   if (e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
     return { code: 'timeout', message: code ? `${code}: ${message}` : message };
   }

@@ -56,7 +56,8 @@ function send(c: Call, reply: Reply): void {
   let body = reply.body;
   if (server.echoKey && c.token) {
     headers['x-echo-authorization'] = `Bearer ${c.token}`;
-    if (reply.status >= 400) body = body.replace(/("message":\s*"[^"]*)/, `$1 (received key ${c.token})`);
+    // Inside the JSON string, escaped as a real server's serialiser would.
+    if (reply.status >= 400) body = body.replace(/("message":\s*"[^"]*)/, (m) => `${m} (received key ${JSON.stringify(c.token).slice(1, -1)})`);
   }
   c.res.writeHead(reply.status, headers);
   c.res.end(body);

@@ -1,7 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Redactor } from '../http/redact.js';
+import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
 import { renderJson } from './writers/json.js';
 import { renderJunit } from './writers/junit.js';
@@ -36,11 +36,12 @@ export interface WriteOutcome {
 }
 
 /**
- * Writes every report file from the Report alone. Writers are isolated: one that throws is reported and
- * the others still run. Everything passes the redactor once more on its way to disk, and each file is
+ * Writes every report file from a Report that has passed the output boundary (boundary.report), so every
+ * string in it is already redacted, visible and bounded. Writers are isolated: one that throws is reported
+ * and the others still run. Each rendered file passes the redactor once more (a writer's own text), and is
  * written whole (temp file, then rename) so a reader never sees half a report.
  */
-export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, redact: Redactor): Promise<WriteOutcome> {
+export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary): Promise<WriteOutcome> {
   await ensureDir(dir);
   const writers: [string, () => string][] = [
     ['report.json', () => renderJson(report)],
@@ -54,11 +55,11 @@ export async function writeReports(report: Report, trace: readonly CallRecord[],
       const path = join(dir, file);
       try {
         const tmp = `${path}.${process.pid}.tmp`;
-        await writeFile(tmp, redact(render()), 'utf8');
+        await writeFile(tmp, boundary.redact(render()), 'utf8');
         await rename(tmp, path);
         outcome.written.push(path);
       } catch (err) {
-        outcome.failed.push({ file, error: redact((err as Error).message) });
+        outcome.failed.push({ file, error: (err as Error).message });
       }
     }),
   );

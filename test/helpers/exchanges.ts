@@ -17,7 +17,7 @@ export function raw(status: number | undefined, body: string, contentType = 'app
     durationMs: 5,
     ...(transport ? { transport } : {}),
   };
-  return toExchange(`t${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res, (s) => s);
+  return toExchange(`t${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
 }
 
 export interface Call {

@@ -2,7 +2,6 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyText, HttpClient } from '../../src/http/client.js';
-import { createRedactor } from '../../src/http/redact.js';
 
 const KEY = 'sk-http-client-test';
 let server: Server;
@@ -48,7 +47,7 @@ afterAll(async () => {
 });
 
 const client = (extra: Partial<ConstructorParameters<typeof HttpClient>[0]> = {}) =>
-  new HttpClient({ baseUrl: `${base}/`, apiKey: KEY, headers: { 'x-route': 'blue' }, timeoutMs: 5000, redact: createRedactor([KEY]), ...extra });
+  new HttpClient({ baseUrl: `${base}/`, apiKey: KEY, headers: { 'x-route': 'blue' }, timeoutMs: 5000, ...extra });
 
 describe('HttpClient', () => {
   it('sends the key only as a bearer Authorization header, plus the extra headers', async () => {
@@ -108,7 +107,7 @@ describe('HttpClient', () => {
   });
 
   it('classifies a refused connection as a network failure', async () => {
-    const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000, redact: createRedactor([KEY]) });
+    const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000 });
     const res = await c.send({ method: 'GET', path: '/models' });
     await c.close();
     expect(res.status).toBeUndefined();

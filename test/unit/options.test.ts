@@ -31,7 +31,7 @@ describe('resolveOptions', () => {
   it('parses headers, keeps secret-looking values for redaction, and refuses Authorization', () => {
     const o = resolve({ baseUrl: 'http://h/v1', header: ['X-Route: blue', 'X-Api-Key: s3cret'] });
     expect(o.headers).toEqual({ 'x-route': 'blue', 'x-api-key': 's3cret' });
-    expect(o.secrets).toEqual(['s3cret']);
+    expect(o.secrets).toEqual([{ value: 's3cret', label: 'the value of --header X-Api-Key' }]);
     expect(failure({ baseUrl: 'http://h/v1', header: ['no colon'] })).toContain('expected "Name: value"');
     expect(failure({ baseUrl: 'http://h/v1', header: ['Authorization: Bearer x'] })).toContain('--api-key-env');
   });

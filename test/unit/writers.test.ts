@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { renderJunit } from '../../src/report/writers/junit.js';
-import { escapeCell, renderMatrix } from '../../src/report/writers/markdown.js';
+import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, renderConsole } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
 import { sampleReport } from '../helpers/report.js';
@@ -30,7 +30,7 @@ describe('junit.xml', () => {
     expect(fail.failure.type).toBe('regression');
     expect(fail.failure.message).toContain('eos');
     expect(fail.properties.property).toContainEqual({ name: 'verdict', value: 'fail' });
-    expect(fail['system-out']).toContain(']]>');
+    expect(fail['system-out']).toContain(']] >');
     expect(skipped.skipped).toBeDefined();
     const [upstream, harness] = second.testcase;
     expect(upstream.failure.type).toBe('regression');
@@ -43,13 +43,14 @@ describe('matrix.md', () => {
   const md = renderMatrix(sampleReport());
 
   it('keeps server text inside its table cell', () => {
-    expect(escapeCell('a|b\nc<d')).toBe('a\\|b c&lt;d');
+    expect(escapeText('a|b\nc<d')).toBe('a\\|b\\\\nc\\<d');
     const header = md.split('\n').find((l) => l.startsWith('| probe |'))!;
     // probe, kind, and one column per model: the pipe in the model id is escaped.
     expect(header.split(/(?<!\\)\|/).length - 2).toBe(4);
     const cells = (line: string) => line.split(/(?<!\\)\|/).length - 2;
-    const section = (title: string) => md.split(`## ${title}`)[1]!.split('\n## ')[0]!.split('\n').filter((l) => l.startsWith('| `'));
+    const section = (title: string) => md.split(`## ${title}`)[1]!.split('\n## ')[0]!.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| model'));
     // Matrix rows: probe, kind and two models; model-fact rows: seven columns.
+    expect(section('Model facts')).toHaveLength(2);
     for (const line of section('Model facts')) expect(cells(line), line).toBe(7);
     for (const line of md.split('## Model facts')[0]!.split('\n').filter((l) => l.startsWith('| `'))) expect(cells(line), line).toBe(4);
   });

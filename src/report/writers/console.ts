@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_TONE, type Tone } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
@@ -22,9 +23,10 @@ const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
 /** The matrix as text: probes down, models across; widths measured before colour is added. */
 export function renderConsole(report: Report, paint: Painter): string {
   const view = viewOf(report);
+  const names = report.models.map((m) => oneLine(m.id));
   const probeWidth = Math.max(5, ...report.probes.map((p) => p.id.length));
-  const widths = report.models.map((m) =>
-    Math.max(m.id.length, ...view.matrixProbes.map((p) => {
+  const widths = report.models.map((m, i) =>
+    Math.max(names[i]!.length, ...view.matrixProbes.map((p) => {
       const r = view.cell(m.id, p.id);
       return r ? cellText(r.verdict, r.cause).length : 1;
     })),
@@ -38,7 +40,7 @@ export function renderConsole(report: Report, paint: Painter): string {
     }
     lines.push('');
   }
-  lines.push([pad('probe', probeWidth), ...report.models.map((m, i) => pad(m.id, widths[i]!))].map((s) => paint.bold(s)).join('  '));
+  lines.push([pad('probe', probeWidth), ...names.map((name, i) => pad(name, widths[i]!))].map((s) => paint.bold(s)).join('  '));
   for (const p of view.matrixProbes) {
     const cells = report.models.map((m, i) => {
       const r = view.cell(m.id, p.id);
@@ -53,7 +55,7 @@ export function renderConsole(report: Report, paint: Painter): string {
   if (notable.length > 0) lines.push('');
   for (const r of notable) lines.push(findingLine(r, paint));
   for (const m of report.models.filter((x) => x.cause)) {
-    lines.push(paint.tone('bad', `${m.id}: not probed (${m.cause}): ${m.advice ?? ''}`));
+    lines.push(paint.tone('bad', `not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`));
   }
   const s = summarise(report);
   lines.push('');
@@ -73,10 +75,10 @@ export function renderConsole(report: Report, paint: Painter): string {
 
 function findingLine(r: ProbeResult, paint: Painter): string {
   const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` [${describeChange(r)}]` : '';
-  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}${change}  ${r.model} ${paint.dim(r.probe)}: ${r.observed}`;
+  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}${change}  ${oneLine(r.model)} ${paint.dim(r.probe)}: ${oneLine(r.observed)}`;
 }
 
 /** One result as a plain progress line (non-TTY runs, e.g. CI logs). */
 export function progressLine(r: ProbeResult, done: number, total: number): string {
-  return `[${done}/${total}] ${r.model} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+  return `[${done}/${total}] ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
 }

@@ -27,7 +27,8 @@ export function renderGithubSummary(report: Report): string {
 const escapeData = (s: string) => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 const escapeProperty = (s: string) => escapeData(s).replace(/:/g, '%3A').replace(/,/g, '%2C');
 
-/** One ::error annotation per failing cell, at most ten, and a note for the rest. */
+/** One ::error annotation per failing cell, at most ten, and a note for the rest. Line breaks, percent signs
+ *  and (in properties) colons and commas are escaped, so a model id cannot end the command or start another. */
 export function githubAnnotations(report: Report): string[] {
   const { failures } = summarise(report);
   const lines = failures.slice(0, MAX_ANNOTATIONS).map((r) => {

@@ -1,6 +1,7 @@
 import junit from 'junit-report-builder';
 import type { Builder } from 'junit-report-builder';
 import { ENDPOINT, type ProbeResult, type Report } from '../model.js';
+import { oneLine } from '../../boundary/text.js';
 import { describeChange } from '../summary.js';
 
 // Under nodenext the default import is the module namespace in some loaders and the builder in others.
@@ -9,7 +10,16 @@ const root = ((junit as unknown as { default?: Builder }).default ?? junit) as B
 /** JUnit classnames are dotted package paths: a model id's dots would split it into packages. */
 export function junitClassName(model: string): string {
   if (model === ENDPOINT) return 'endpoint';
-  return model.replace(/\./g, '_');
+  return oneLine(model).replace(/\./g, '_');
+}
+
+/**
+ * Text for a CDATA section. The builder splits only the first "]]>" it finds, so a model id carrying two
+ * could close the section and forge a test case: every one is broken here. Controls are already visible
+ * (the report crossed the output boundary), so nothing XML forbids is left.
+ */
+export function cdata(text: string): string {
+  return text.replace(/]]>/g, ']] >');
 }
 
 /**
@@ -28,7 +38,7 @@ export function renderJunit(report: Report): string {
     else byModel.set(r.model, [r]);
   }
   for (const model of suites) {
-    const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : model.id);
+    const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : oneLine(model.id));
     for (const [k, v] of model.props) suite.property(k, v);
     for (const r of byModel.get(model.id) ?? []) {
       const tc = suite
@@ -39,17 +49,17 @@ export function renderJunit(report: Report): string {
         .property('verdict', r.verdict)
         .property('kind', r.kind)
         .property('outcome', r.outcome)
-        .standardOutput(systemOut(r));
+        .standardOutput(cdata(systemOut(r)));
       if (r.cause) tc.property('cause', r.cause);
       if (r.evidence.length > 0) tc.property('evidence', r.evidence.join(' '));
       if (r.comparison) tc.property('baseline', r.comparison);
       if (r.expected) tc.property('expected', r.expected.join(' '));
       switch (r.outcome) {
         case 'failed':
-          tc.failure(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, 'regression');
+          tc.failure(oneLine(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`), 'regression');
           break;
         case 'errored':
-          tc.error(r.observed, r.cause ?? 'harness');
+          tc.error(oneLine(r.observed), r.cause ?? 'harness');
           break;
         case 'skipped':
           tc.skipped();

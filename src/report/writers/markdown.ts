@@ -1,15 +1,20 @@
+import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_MARK } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 
-/** Markdown table cells: pipes escaped, line breaks folded, so any server text stays inside its cell. */
-export function escapeCell(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ').replace(/</g, '&lt;');
-}
-
+/**
+ * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
+ * and every character Markdown or GitHub acts on escaped with a backslash (links, images, HTML, emphasis,
+ * code, pipes, math, mentions), including the triggers of bare-URL autolinks (`://`, `www.`). What renders
+ * is the text as sent; nothing in it can load, link or format.
+ */
 export function escapeText(text: string): string {
-  return text.replace(/</g, '&lt;').replace(/\r?\n|\r/g, ' ');
+  return oneLine(text)
+    .replace(/[\\`*_{}[\]()#!|<>~@&$]/g, '\\$&')
+    .replace(/:(?=\/\/)/g, '\\:')
+    .replace(/(www)\./gi, '$1\\.');
 }
 
 const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression**', improvement: ' ⬆ improvement' };
@@ -23,7 +28,7 @@ export function renderMatrix(report: Report): string {
   const out: string[] = [];
   out.push('# chatprobe capability matrix', '');
   out.push(
-    `Target \`${report.target.baseUrl}\` · ${report.models.length} model(s) × ${report.probes.length} probe(s) · ` +
+    `Target ${escapeText(report.target.baseUrl)} · ${report.models.length} model(s) × ${report.probes.length} probe(s) · ` +
       `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
       (report.interrupted ? ' · **interrupted: partial report**' : ''),
   );
@@ -33,11 +38,11 @@ export function renderMatrix(report: Report): string {
     out.push('| probe | verdict | observed |');
     out.push('|---|---|---|');
     for (const { probe, result } of view.endpoint) {
-      out.push(`| \`${probe.id}\` | ${cell(result)} | ${result ? escapeCell(result.observed) : 'not run'} |`);
+      out.push(`| \`${probe.id}\` | ${cell(result)} | ${result ? escapeText(result.observed) : 'not run'} |`);
     }
     out.push('', '## Models', '');
   }
-  out.push(`| probe | kind | ${report.models.map((m) => `\`${escapeCell(m.id)}\``).join(' | ')} |`);
+  out.push(`| probe | kind | ${report.models.map((m) => escapeText(m.id)).join(' | ')} |`);
   out.push(`|---|---|${report.models.map(() => '---').join('|')}|`);
   for (const p of view.matrixProbes) {
     const cells = report.models.map((m) => cell(view.cell(m.id, p.id)));
@@ -47,7 +52,7 @@ export function renderMatrix(report: Report): string {
   out.push(
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
       (report.baseline
-        ? ` Against the baseline \`${escapeText(report.baseline.path)}\`: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new.` +
+        ? ` Against the baseline ${escapeText(report.baseline.path)}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new.` +
           (report.baseline.updated ? ' The baseline was rewritten from this run.' : '')
         : ''),
   );
@@ -61,7 +66,7 @@ export function renderMatrix(report: Report): string {
     const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
     const cps = m.metrics?.chunksPerSecondMedian !== undefined ? `${Math.round(m.metrics.chunksPerSecondMedian)}` : '—';
     const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : m.smoke?.runaway ? 'does not stop on its own: audited with output limits (see chat.finish_reason)' : '';
-    out.push(`| \`${escapeCell(m.id)}\` | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeCell(note)} |`);
+    out.push(`| ${escapeText(m.id)} | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeText(note)} |`);
   }
   out.push('');
   out.push('## Findings', '');

@@ -1,0 +1,108 @@
+import type { CallRecord, ModelEntry, Report } from '../report/model.js';
+import { createRedactor, type Redact, type Redactor, type Secret } from './secrets.js';
+import { clip, showControls } from './text.js';
+
+/**
+ * The one output boundary. Everything received stays raw inside the process; everything that leaves it
+ * (each report file, stdout and stderr, the step summary, annotations, the baseline) goes through here:
+ * secrets removed first (on decoded, whole text), then control characters made visible or stripped for
+ * the sink, then sizes and depths cut. Writers escape for their format after this (Markdown, XML).
+ */
+
+export interface Limits {
+  /** Characters per string. */
+  string: number;
+  /** Levels of nesting; deeper values become a note. */
+  depth: number;
+  /** Entries per array or object. */
+  items: number;
+}
+
+/** The report's own structure: no item cap (10,000 models are 10,000 rows), strings and depth bounded. */
+export const REPORT_LIMITS: Limits = { string: 10_000, depth: 32, items: Number.POSITIVE_INFINITY };
+
+/** Server-controlled bags (a /models entry's extra keys): small, shallow. */
+export const DECLARED_LIMITS: Limits = { string: 500, depth: 6, items: 50 };
+
+export class Boundary {
+  readonly redact: Redact;
+  /** Labels of secrets too short to be searched for. */
+  readonly refused: readonly string[];
+
+  constructor(redactor: Redactor = createRedactor([])) {
+    this.redact = redactor.redact;
+    this.refused = redactor.refused;
+  }
+
+  static of(secrets: Iterable<Secret | string | undefined>): Boundary {
+    return new Boundary(createRedactor(secrets));
+  }
+
+  /** One string: redacted, controls visible, cut to `max`. */
+  text(text: string, max = REPORT_LIMITS.string): string {
+    return clip(showControls(this.redact(text)), max);
+  }
+
+  /**
+   * Any JSON-shaped value, walked once: every string (keys included) cleaned, nesting and sizes bounded,
+   * so serialising it can neither leak nor overflow the stack (a 100,000-deep array from a server).
+   */
+  clean<T>(value: T, limits: Limits = REPORT_LIMITS): T {
+    return walk(value, this, limits, 0) as T;
+  }
+
+  report(report: Report): Report {
+    const { models, ...rest } = report;
+    return { ...this.clean(rest), models: models.map((m) => this.model(m)) };
+  }
+
+  trace(records: readonly CallRecord[]): CallRecord[] {
+    return records.map((r) => this.clean(r));
+  }
+
+  private model(m: ModelEntry): ModelEntry {
+    const { declared, ...entry } = m;
+    const out = this.clean(entry) as ModelEntry;
+    if (declared) out.declared = this.clean(declared, DECLARED_LIMITS);
+    return out;
+  }
+
+  /**
+   * Text for a terminal or a CI log: secrets removed; every control character but our own colours (SGR),
+   * line erase and the carriage return before it shown as an escape; no line a CI runner would read as a
+   * workflow command (`::error::…`, `::add-mask::…`, `##[…]`): only annotations we build may be that.
+   */
+  terminal(text: string): string {
+    const plain = this.redact(text).replace(TERMINAL_CONTROL, (m) => (m.length > 1 ? m : showControls(m)));
+    return plain.replace(WORKFLOW_COMMAND, '$1: ').replace(/##\[/g, '# #[');
+  }
+}
+
+/** Our own escape sequences (colour, erase line after a carriage return) first, so they are kept whole. */
+const TERMINAL_CONTROL = /\x1b\[[0-9;]*m|\r\x1b\[2K|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const WORKFLOW_COMMAND = /^([ \t]*):(?=:)/gm;
+
+function walk(value: unknown, b: Boundary, limits: Limits, depth: number): unknown {
+  if (typeof value === 'string') return b.text(value, limits.string);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= limits.depth) return `[nested deeper than ${limits.depth} levels: cut by chatprobe]`;
+  if (Array.isArray(value)) {
+    const items = value.slice(0, limits.items).map((v) => walk(v, b, limits, depth + 1));
+    if (value.length > limits.items) items.push(`[${value.length - limits.items} more items cut by chatprobe]`);
+    return items;
+  }
+  const entries: [string, unknown][] = [];
+  let n = 0;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    if (++n > limits.items) {
+      entries.push(['…', `more keys cut by chatprobe`]);
+      break;
+    }
+    entries.push([b.text(key, 200), walk(v, b, limits, depth + 1)]);
+  }
+  // fromEntries defines own properties, so a server's "__proto__" key stays a plain key.
+  return Object.fromEntries(entries);
+}

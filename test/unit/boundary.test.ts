@@ -1,0 +1,176 @@
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { Boundary, DECLARED_LIMITS } from '../../src/boundary/boundary.js';
+import { createRedactor, FRAGMENT_LENGTH, REDACTED } from '../../src/boundary/secrets.js';
+import { clip, oneLine, showControls } from '../../src/boundary/text.js';
+import { cdata, renderJunit } from '../../src/report/writers/junit.js';
+import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
+import { sampleReport } from '../helpers/report.js';
+
+const KEY = 'sk-proj-Q7vT2mX9pL4wR8nK3jH6bF1cZ5yD0aE'; // 41 characters, like an OpenAI project key
+
+/** Every run of FRAGMENT_LENGTH characters of the key still present in `text`. */
+function fragmentsIn(text: string, key = KEY): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + FRAGMENT_LENGTH <= key.length; i++) {
+    const f = key.slice(i, i + FRAGMENT_LENGTH);
+    if (text.includes(f)) found.push(f);
+  }
+  return found;
+}
+
+const escaped = (s: string) => [...s].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+
+describe('redaction', () => {
+  const { redact } = createRedactor([{ value: KEY, label: '$OPENAI_API_KEY' }]);
+
+  it('removes the key whole, as one marker, in every encoding a server or a writer produces', () => {
+    const forms = [KEY, JSON.stringify(KEY).slice(1, -1), encodeURIComponent(KEY), escaped(KEY), escaped(KEY).toUpperCase().replace(/\\U/g, '\\u')];
+    for (const form of forms) {
+      expect(redact(`before ${form} after`), form).toBe(`before ${REDACTED} after`);
+    }
+  });
+
+  it('removes any cut of the key long enough to matter, at every cut position and every context length', () => {
+    for (let context = 0; context <= 200; context++) {
+      const pad = 'x'.repeat(context);
+      for (let cut = FRAGMENT_LENGTH; cut <= KEY.length; cut++) {
+        const prefix = redact(`${pad}${KEY.slice(0, cut)}`);
+        const suffix = redact(`${KEY.slice(KEY.length - cut)}${pad}`);
+        expect(fragmentsIn(prefix), `prefix ${cut} after ${context}`).toEqual([]);
+        expect(fragmentsIn(suffix), `suffix ${cut} before ${context}`).toEqual([]);
+        expect(prefix.startsWith(pad)).toBe(true);
+      }
+    }
+  });
+
+  it('removes a key split over stream deltas from each delta and from their concatenation', () => {
+    const parts = [KEY.slice(0, 14), KEY.slice(14, 28), KEY.slice(28)];
+    for (const part of parts) expect(redact(part)).toBe(REDACTED);
+    expect(redact(parts.join(''))).toBe(REDACTED);
+  });
+
+  it('keeps the structure it writes in: JSON stays valid JSON, words next to the key stay whole', () => {
+    const key = 'sk-"quoted\\back"slash-1234';
+    const r = createRedactor([key]).redact;
+    const json = JSON.stringify({ message: `bad key ${key} for index` });
+    const out = r(json);
+    expect(JSON.parse(out)).toEqual({ message: `bad key ${REDACTED} for index` });
+  });
+
+  it('refuses secrets shorter than 8 characters as needles, naming them without their value', () => {
+    const r = createRedactor([{ value: 'x', label: '$OPENAI_API_KEY' }, { value: '1', label: 'the value of --header X-Session-Id' }, { value: 'openai', label: 'h' }]);
+    expect(r.refused).toEqual(['$OPENAI_API_KEY', 'the value of --header X-Session-Id', 'h']);
+    const text = '{"index":1,"object":"list","owned_by":"openai","x":"y"}';
+    expect(r.redact(text)).toBe(text);
+  });
+
+  it('is the identity without secrets', () => {
+    expect(createRedactor([undefined, '']).redact('anything at all')).toBe('anything at all');
+  });
+});
+
+describe('control characters and cuts', () => {
+  it('shows controls, bidi overrides and lone surrogates as escapes, keeps tabs, line feeds and emoji', () => {
+    const text = 'a\x1b[31mred\x1b]8;;http://e/\x07x\r\u202eb\u0000c\ud800d\te\nf 👩‍👩‍👧 é';
+    expect(showControls(text)).toBe('a\\x1b[31mred\\x1b]8;;http://e/\\x07x\\x0d\\u202eb\\x00c\\ud800d\te\nf 👩‍👩‍👧 é');
+    expect(oneLine('a\nb\tc\r\nd')).toBe('a\\nb\\tc\\x0d\\nd');
+  });
+
+  it('cuts without splitting a surrogate pair and says the cut is ours', () => {
+    expect(clip('ab😀cd', 3)).toBe('ab… [4 more characters cut by chatprobe]');
+    expect(clip('short', 10)).toBe('short');
+  });
+});
+
+describe('Boundary', () => {
+  const b = Boundary.of([{ value: KEY, label: 'key' }]);
+
+  it('cleans a value whatever its depth: a 100,000-deep array from a server serialises', () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const out = b.clean({ declared: deep }, DECLARED_LIMITS);
+    expect(() => JSON.stringify(out)).not.toThrow();
+    expect(JSON.stringify(out)).toContain('nested deeper than 6 levels');
+  });
+
+  it('caps what a server controls: items, strings, keys; a "__proto__" key stays a plain key', () => {
+    const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'v'.repeat(2000)]));
+    const out = b.clean(JSON.parse(`{"__proto__":{"polluted":1},"m":${JSON.stringify(many)}}`), DECLARED_LIMITS) as Record<string, Record<string, string>>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(out)).toEqual(['__proto__', 'm']);
+    expect(Object.keys(out.m!)).toHaveLength(DECLARED_LIMITS.items + 1);
+    expect(out.m!.k0!.length).toBeLessThan(600);
+  });
+
+  it('redacts keys and values of the report, and shows their controls', () => {
+    const report = sampleReport();
+    report.models[0]!.id = `m-${KEY}\x1b[2J`;
+    report.results[0]!.model = report.models[0]!.id;
+    report.results[0]!.observed = `echoed ${KEY.slice(0, 30)}`;
+    report.models[0]!.declared = { [KEY]: KEY };
+    const clean = b.report(report);
+    const text = JSON.stringify(clean);
+    expect(fragmentsIn(text)).toEqual([]);
+    expect(clean.models[0]!.id).toBe(`m-${REDACTED}\\x1b[2J`);
+    expect(clean.results[0]!.model).toBe(clean.models[0]!.id);
+  });
+
+  it('lets no line of terminal output start a workflow command, and keeps only our own colours', () => {
+    const text = 'ok\n::error title=x::injected\n  ::add-mask::abc\nsee ##[error]x\n\x1b[32mgreen\x1b[39m \x1b]8;;http://e/\x07link\r\x1b[2Kline';
+    const out = b.terminal(text);
+    expect(out.split('\n').filter((l) => /^\s*::/.test(l))).toEqual([]);
+    expect(out).not.toContain('##[');
+    expect(out).toContain('\x1b[32mgreen\x1b[39m');
+    expect(out).toContain('\\x1b]8;;http://e/\\x07link');
+    expect(out).toContain('\r\x1b[2Kline');
+  });
+});
+
+describe('writers with hostile text', () => {
+  const hostile = [
+    'a\n::error title=x::injected',
+    '::add-mask::abc',
+    'a]]><testcase name="forged"/>]]>b',
+    '\x1b[31mred\x1b[0m',
+    '![x](http://127.0.0.1:9/track.png)',
+    '<script>alert(1)</script>',
+    'a|b',
+    'see https://evil.example/x and www.evil.example and x@evil.example, $x^2$ `code` *em* [l](http://e)',
+  ];
+
+  it('Markdown: server text renders as the text it is, with no image, link, HTML or formatting', () => {
+    for (const text of hostile) {
+      const html = micromark(`| a |\n|---|\n| ${escapeText(text)} |\n\n- ${escapeText(text)}`, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+      expect(html, text).not.toMatch(/<(img|a|script|em|code|strong|del)\b/);
+      // One cell per row: a pipe in the text stays inside its cell.
+      expect(html.match(/<td>/g), text).toHaveLength(1);
+    }
+  });
+
+  it('JUnit: hostile model ids and texts neither forge a test case nor break the XML', () => {
+    const b = new Boundary();
+    const report = sampleReport();
+    report.models = hostile.map((id) => ({ id, listed: true }));
+    report.results = hostile.map((id) => ({ ...sampleReport().results[0]!, model: id, observed: `${id} ${id}` }));
+    const xml = renderJunit(b.report(report));
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(xml);
+    expect(doc.testsuites.testsuite).toHaveLength(hostile.length);
+    expect(doc.testsuites.testsuite.flatMap((s: { testcase: { name: string }[] }) => s.testcase.map((c) => c.name))).toEqual(hostile.map(() => 'chat.basic'));
+    expect(cdata('a]]>b]]>c')).toBe('a]] >b]] >c');
+  });
+
+  it('matrix.md of hostile ids keeps one column per model', () => {
+    const report = sampleReport();
+    report.models = hostile.map((id) => ({ id, listed: true }));
+    report.results = [];
+    const md = renderMatrix(new Boundary().report(report));
+    const header = md.split('\n').find((l) => l.startsWith('| probe |'))!;
+    expect(header.split(/(?<!\\)\|/).length - 2).toBe(2 + hostile.length);
+    expect(md).not.toMatch(/^\s*::/m);
+  });
+});
