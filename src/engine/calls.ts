@@ -3,6 +3,7 @@ import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.
 import type { CallRecord } from '../report/model.js';
 import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
+import { clip } from '../boundary/text.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS =
@@ -129,7 +130,7 @@ export class CallLog {
     if (x.usage) record.usage = x.usage;
     if (x.truncated) record.truncated = true;
     if (x.cause) record.cause = x.cause;
-    if (!x.ok) record.error = describeFailure(x).slice(0, 500);
+    if (!x.ok) record.error = clip(describeFailure(x), 500);
     const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
     if (kept.length > 0) record.headers = Object.fromEntries(kept);
     this.trace.push(record);

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { HttpClient } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
+import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { DEFAULT_BASELINE, expectedVerdicts, loadBaseline, type Baseline } from '../report/baseline.js';
 import { existsSync } from 'node:fs';
@@ -139,7 +139,7 @@ export async function runAudit(
         state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
         if (caller.runaway) state.entry.smoke.runaway = true;
         if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
-        if (!smoke.ok) state.entry.smoke.message = describeFailure(smoke).slice(0, 300);
+        if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
         // A smoke call cut short by Ctrl-C says nothing about the model: leave its row out.
         if (signal?.aborted) return state;
         if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
@@ -302,17 +302,31 @@ function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: st
     kind: p.kind,
     verdict: v.verdict,
     outcome,
-    observed: v.observed,
+    observed: clip(v.observed, MAX_OBSERVED),
     evidence,
-    findings: v.findings ?? [],
+    findings: boundFindings(v.findings ?? []),
     durationMs: Math.round(ms),
   };
   if (v.cause) r.cause = v.cause;
   if (v.status !== undefined) r.status = v.status;
-  if (v.message !== undefined) r.message = v.message.slice(0, 500);
+  if (v.message !== undefined) r.message = clip(v.message, MAX_MESSAGE);
   if (baseline) r.comparison = comparison ?? 'new';
   if (expected) r.expected = expected;
   return r;
+}
+
+/**
+ * A cell's texts are bounded where they are made (a million choices must not become a 50 MB `observed`):
+ * the server controls what probes quote. Cuts say they are ours (clip).
+ */
+const MAX_OBSERVED = 2000;
+const MAX_MESSAGE = 500;
+const MAX_FINDINGS = 20;
+
+function boundFindings(findings: readonly Finding[]): Finding[] {
+  const kept = findings.slice(0, MAX_FINDINGS).map((f) => ({ ...f, message: clip(f.message, MAX_MESSAGE) }));
+  if (findings.length > MAX_FINDINGS) kept.push({ severity: 'info', code: 'findings_cut', message: `${findings.length - MAX_FINDINGS} more finding(s) cut by chatprobe` });
+  return kept;
 }
 
 function median(values: number[]): number | undefined {
