@@ -100,7 +100,13 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
-    if (options.updateBaseline && !report.interrupted) {
+    if (report.maxDurationReached) {
+      const notRun = report.results.filter((r) => r.cause === 'deadline').length;
+      err(`stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"\n`);
+    }
+    if (options.updateBaseline && (report.interrupted || report.maxDurationReached)) {
+      err('the baseline was not rewritten: this run did not finish\n');
+    } else if (options.updateBaseline) {
       const path = options.baseline ?? DEFAULT_BASELINE;
       await writeBaseline(path, baselineFrom(report, run.baseline));
       say(`baseline written: ${displayPath(path)}\n`);

@@ -21,6 +21,7 @@ export const AuditFlags = z.object({
   samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
   retries: z.number().int().min(0).max(10).default(2).describe('Retries of a 429, or a 503 with Retry-After, waiting as the server asks (30 s at most)'),
   rpm: z.number().positive().optional().describe('Requests per minute at most, for the whole run'),
+  maxDuration: z.number().positive().optional().describe('Seconds the whole run may take; cells not reached by then are reported as not run (cause deadline) and fail'),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
@@ -46,6 +47,7 @@ export interface ResolvedOptions {
   samples: number;
   retries: number;
   rpm: number | undefined;
+  maxDurationMs: number | undefined;
   baseline: string | undefined;
   updateBaseline: boolean;
   shard: { index: number; count: number } | undefined;
@@ -127,6 +129,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     samples: f.samples,
     retries: f.retries,
     rpm: f.rpm,
+    maxDurationMs: f.maxDuration === undefined ? undefined : Math.round(f.maxDuration * 1000),
     baseline: f.baseline,
     updateBaseline: f.updateBaseline,
     shard: parseShard(f.shard),

@@ -24,6 +24,8 @@ export const ADVICE: Record<Cause, string> = {
   timeout: 'no complete answer within --timeout: the server or its upstream is slow or stalled',
   network: 'could not reach the server: check the base URL and the network',
   harness: 'chatprobe itself failed here: please report it with trace.jsonl',
+  interrupted: 'the run was interrupted before this ran: run it again',
+  deadline: '--max-duration ran out before this ran: raise it, or audit fewer models or probes per run (--shard)',
 };
 
 const KEY_WORDING = /api[ _-]?key|token|令牌|unauthori[sz]ed|authenticat/i;

@@ -29,6 +29,16 @@ export function renameLimit(body: ChatBody): ChatBody {
   return { ...rest, max_completion_tokens: limit };
 }
 
+/** This many requests of a model in a row running past --timeout stop its row, as a failed smoke call does. */
+export const STALL_AFTER = 2;
+
+/** Thrown by a model's caller once its row has stalled: the probe's cell is "not run", nothing is sent. */
+export class RowStalled extends Error {
+  constructor(readonly calls: readonly string[]) {
+    super(`the model stopped answering: ${calls.length} requests in a row ran past --timeout (${calls.join(', ')}); nothing more was sent to it`);
+  }
+}
+
 /** Two tries as one exchange: the last answer, every attempt's id, and what the first try got. */
 function joined<T extends Exchange>(first: Exchange, second: T, keepFirst: boolean): T {
   const x: T = { ...second, attempts: [...first.attempts, ...second.attempts] };
@@ -44,6 +54,9 @@ export class ModelCaller {
   private limitKey: (typeof LIMIT_KEYS)[number] = 'max_tokens';
   /** The smoke call's uncapped first try, when it ran past --timeout and a capped try answered. */
   runaway: Exchange | undefined;
+  /** The calls that stalled the row, once STALL_AFTER in a row ran past --timeout. */
+  stalled: string[] | undefined;
+  private timeouts: string[] = [];
 
   constructor(
     private readonly log: CallLog,
@@ -73,15 +86,26 @@ export class ModelCaller {
     return joined(first, capped, false);
   }
 
+  /** Counts timeouts in a row: a model that answered its smoke call and then stalls costs two, not every probe. */
+  private note<T extends Exchange>(x: T): T {
+    if (x.transport?.code !== 'timeout') this.timeouts = [];
+    else if (!this.stalled) {
+      this.timeouts.push(x.callId);
+      if (this.timeouts.length >= STALL_AFTER) this.stalled = [...this.timeouts];
+    }
+    return x;
+  }
+
   private async call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
     const send = async (b: ChatBody) => {
+      if (this.stalled) throw new RowStalled(this.stalled);
       const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
       assertLimited(req, probe);
-      const x = stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model);
+      const x = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
       // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
       if (x.status === undefined || x.status < 500 || x.transport) return x;
-      const again = stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model);
+      const again = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
       return joined(x, again, true);
     };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';

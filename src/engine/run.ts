@@ -14,7 +14,7 @@ import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
-import { assertLimited, ModelCaller } from './requests.js';
+import { assertLimited, ModelCaller, RowStalled } from './requests.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -112,7 +112,16 @@ export async function runAudit(
   const t0 = performance.now();
   // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
   const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline) : undefined;
-  const { client, log } = openSession(options, signal);
+  // --max-duration ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which.
+  const deadline = options.maxDurationMs ? AbortSignal.timeout(options.maxDurationMs) : undefined;
+  const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
+  const { client, log } = openSession(options, stopSignal);
+  /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
+  const stopped = (): ProbeVerdict | undefined => {
+    if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };
+    if (deadline?.aborted) return { verdict: 'error', cause: 'deadline', observed: `not run: --max-duration (${options.maxDurationMs! / 1000} s) ran out before this cell finished` };
+    return undefined;
+  };
   try {
     const { listing, plan: fullPlan } = await discover(log, options, probes);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
@@ -134,14 +143,14 @@ export async function runAudit(
           state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
           return state;
         }
-        const smoke = await limit(() => caller.smoke(signal));
+        const smoke = await limit(() => caller.smoke(stopSignal));
         state.smoke = smoke;
         state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
         if (caller.runaway) state.entry.smoke.runaway = true;
         if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
         if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
-        // A smoke call cut short by Ctrl-C says nothing about the model: leave its row out.
-        if (signal?.aborted) return state;
+        // A smoke call cut short by Ctrl-C or the deadline says nothing about the model: its cells are "not run".
+        if (stopSignal?.aborted) return state;
         if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
           state.entry.cause = smoke.cause;
           state.entry.advice = ADVICE[smoke.cause];
@@ -203,7 +212,8 @@ export async function runAudit(
     };
 
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
-      if (signal?.aborted) return;
+      const before = stopped();
+      if (before) return emit(result(resultModel, p, before, [], 0, baseline));
       const evidence: string[] = [];
       const ctx = contextFor(p, state, evidence);
       const t = performance.now();
@@ -211,21 +221,29 @@ export async function runAudit(
       try {
         verdict = await p.run(ctx);
       } catch (err) {
-        // The message only: a stack trace carries local install paths into reports that CI publishes.
-        const e = err as Error;
-        verdict = { verdict: 'error', cause: 'harness', observed: clip(`chatprobe failed inside this probe (a bug: please report it): ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, 1000) };
+        if (err instanceof RowStalled) {
+          evidence.push(...err.calls);
+          verdict = { verdict: 'error', cause: 'timeout', observed: `not run: ${err.message}` };
+        } else {
+          // The message only: a stack trace carries local install paths into reports that CI publishes.
+          const e = err as Error;
+          verdict = { verdict: 'error', cause: 'harness', observed: clip(`chatprobe failed inside this probe (a bug: please report it): ${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, 1000) };
+        }
       }
-      // A call cut short by Ctrl-C says nothing about the endpoint: leave the cell out of the partial report.
-      if (signal?.aborted && verdict.verdict === 'error') return;
+      // A cell whose calls were cut short by Ctrl-C or the deadline says nothing about the endpoint: it was
+      // not run (a baseline "refused" by an aborted call is no refusal).
+      verdict = stopped() ?? verdict;
       emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t, baseline));
     };
 
     const tasks: Promise<void>[] = [];
     if (host) for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
     for (const state of states) {
-      if (signal?.aborted) break;
       for (const p of modelProbes) {
-        if (state.stopped) {
+        const notRun = stopped();
+        if (notRun) {
+          emit(result(state.plan.id, p, notRun, [], 0, baseline));
+        } else if (state.stopped) {
           const evidence = state.smoke ? [state.smoke.callId] : [];
           emit(result(state.plan.id, p, state.stopped, evidence, 0, baseline));
         } else {
@@ -238,6 +256,7 @@ export async function runAudit(
     const models = states.map((s) => {
       const metrics = streamMetrics(s.streams);
       if (metrics) s.entry.metrics = metrics;
+      if (s.caller.stalled) s.entry.stalled = s.caller.stalled;
       return s.entry;
     });
     const modelOrder = new Map<string, number>([[ENDPOINT, -1], ...plan.models.map((m, i) => [m.id, i] as const)]);
@@ -252,6 +271,7 @@ export async function runAudit(
       finishedAt: new Date().toISOString(),
       durationMs: Math.round(performance.now() - t0),
       interrupted: signal?.aborted ?? false,
+      ...(deadline?.aborted ? { maxDurationReached: true } : {}),
       ...(options.baseline || options.updateBaseline ? { baseline: { path: options.baseline ?? DEFAULT_BASELINE, updated: options.updateBaseline } } : {}),
       ...(options.shard ? { shard: { ...options.shard, allModels: fullPlan.models.map((m) => m.id) } } : {}),
       options: {

@@ -73,6 +73,7 @@ export function mergeRuns(given: readonly RunFiles[]): { report: Report; trace: 
     finishedAt,
     durationMs: Date.parse(finishedAt) - Date.parse(startedAt),
     interrupted: runs.some((r) => r.report.interrupted),
+    ...(runs.some((r) => r.report.maxDurationReached) ? { maxDurationReached: true } : {}),
     models: modelIds.map((id) => models.get(id)!),
     probes: [...probes.values()],
     results: sorted,

@@ -22,6 +22,10 @@ export const Cause = z.enum([
   'timeout',
   'network',
   'harness',
+  /** Not run: Ctrl-C or SIGTERM came first. */
+  'interrupted',
+  /** Not run: --max-duration ran out first. */
+  'deadline',
 ]);
 export type Cause = z.infer<typeof Cause>;
 
@@ -90,6 +94,8 @@ export const ModelEntry = z.object({
     })
     .optional(),
   metrics: StreamMetrics.optional(),
+  /** The calls after which nothing more was sent to the model: that many requests in a row ran past --timeout. */
+  stalled: z.array(z.string()).optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
@@ -123,6 +129,8 @@ export const Report = z.object({
   finishedAt: z.string(),
   durationMs: z.number(),
   interrupted: z.boolean().default(false),
+  /** --max-duration ran out: cells not reached are errors with cause "deadline". */
+  maxDurationReached: z.boolean().optional(),
   /** The baseline compared with, and whether this run rewrote it. */
   baseline: z.object({ path: z.string(), updated: z.boolean() }).optional(),
   /** Set for one shard of a sharded run; `allModels` is the whole plan, in order, so merges keep it. */

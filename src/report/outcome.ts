@@ -24,6 +24,8 @@ const RANK: Record<Verdict, number> = {
  */
 export function outcomeOf(verdict: Verdict, cause: Cause | undefined, expected?: readonly Verdict[]): { outcome: Outcome; comparison?: Comparison } {
   if (verdict === 'error' && cause === 'harness') return { outcome: 'errored' };
+  // Ctrl-C ends the run with its own exit code: what it left unrun is neither a pass nor a regression.
+  if (verdict === 'error' && cause === 'interrupted') return { outcome: 'skipped' };
   if (expected) {
     if (expected.includes(verdict)) return { outcome: 'passed', comparison: 'expected' };
     if (verdict === 'inconclusive') return { outcome: 'skipped', comparison: 'regression' };

@@ -462,7 +462,7 @@ async function fault(c: Ctx, name: Fault, shared: Shared): Promise<void> {
     case 'redirect-other-origin':
       return sendBody(c, 307, openaiError('moved', 'redirect', null), { location: `${shared.other}${req.url ?? '/'}` });
     case 'redirect-loop':
-      return sendBody(c, 302, openaiError('moved', 'redirect', null), { location: `${shared.origin}${req.url ?? '/'}` });
+      return redirectLoop(c, shared);
     case '429-storm':
       return rateLimited(c, '0');
     case '429-huge-retry':
@@ -570,6 +570,15 @@ async function fault(c: Ctx, name: Fault, shared: Shared): Promise<void> {
     case 'key-echo-header':
       return normal(c, { 'x-debug': `token=${c.token}` });
   }
+}
+
+/**
+ * 302 to itself. The first hop adds `?loop=1` so that the loop also holds for clients that turn a POST into a
+ * GET on a 302 (fetch does): any request with that query is sent back to the same URL, whatever its method.
+ */
+function redirectLoop(c: Ctx, shared: Shared): void {
+  const path = (c.req.url ?? '/').split('?')[0]!;
+  sendBody(c, 302, openaiError('moved', 'redirect', null), { location: `${shared.origin}${path}?loop=1` });
 }
 
 function rateLimited(c: Ctx, retryAfter: string): void {
@@ -713,6 +722,7 @@ export async function startChaosServer(options: ChaosOptions = {}): Promise<Chao
     const body = raw === undefined ? undefined : raw === '' ? {} : parseObject(raw);
     if (body && typeof body.model === 'string') line.model = body.model;
     const c = context(req, res, body ?? {}, options.token ?? bearer(req));
+    if (/[?&]loop=1(&|$)/.test(req.url ?? '')) return redirectLoop(c, shared);
     if (req.method === 'GET' && path === '/v1/models') return listModels(c, modelsFault, shared);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return sendBody(c, 404, openaiError(`Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url'));

@@ -62,7 +62,8 @@ export function renderConsole(report: Report, paint: Painter): string {
   lines.push(
     `${report.models.length} model(s) × ${report.probes.length} probe(s), ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
-      (report.interrupted ? ' (interrupted: partial report)' : ''),
+      (report.interrupted ? ' (interrupted: partial report)' : '') +
+      (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : ''),
   );
   if (report.baseline) {
     lines.push(

@@ -30,7 +30,8 @@ export function renderMatrix(report: Report): string {
   out.push(
     `Target ${escapeText(report.target.baseUrl)} · ${report.models.length} model(s) × ${report.probes.length} probe(s) · ` +
       `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
-      (report.interrupted ? ' · **interrupted: partial report**' : ''),
+      (report.interrupted ? ' · **interrupted: partial report**' : '') +
+      (report.maxDurationReached ? ' · **stopped at --max-duration: partial report**' : ''),
   );
   out.push('');
   if (view.endpoint.length > 0) {
@@ -65,7 +66,12 @@ export function renderMatrix(report: Report): string {
     const ttft = m.metrics?.ttftMsMedian !== undefined ? `${m.metrics.ttftMsMedian} ms` : '—';
     const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
     const cps = m.metrics?.chunksPerSecondMedian !== undefined ? `${Math.round(m.metrics.chunksPerSecondMedian)}` : '—';
-    const note = m.cause ? `${m.cause}: ${m.advice ?? ''}` : m.smoke?.runaway ? 'does not stop on its own: audited with output limits (see chat.finish_reason)' : '';
+    const notes = [
+      m.cause ? `${m.cause}: ${m.advice ?? ''}` : '',
+      m.smoke?.runaway ? 'does not stop on its own: audited with output limits (see chat.finish_reason)' : '',
+      m.stalled ? `stopped answering: ${m.stalled.length} requests in a row ran past --timeout (${m.stalled.join(', ')}); nothing more was sent` : '',
+    ];
+    const note = notes.filter(Boolean).join('; ');
     out.push(`| ${escapeText(m.id)} | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeText(note)} |`);
   }
   out.push('');
