@@ -34,6 +34,9 @@ async function reportToGithub(report: Report, boundary: Boundary, env: NodeJS.Pr
   for (const line of githubAnnotations(report)) command(line, json ? 'err' : 'out');
 }
 
+/** Beyond this many models, a run is worth a warning before it starts spending. */
+const LARGE_RUN_MODELS = 500;
+
 /** A path relative to the working folder when it is below it, else absolute. */
 function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
@@ -77,6 +80,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           const called = models.filter((m) => m.call).length;
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
           say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
+          if (called > LARGE_RUN_MODELS) {
+            say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
+          }
           if (unlisted.length > 0) {
             say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
           }

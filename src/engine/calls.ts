@@ -18,6 +18,7 @@ const INTERRUPTED: HttpResponse = {
   chunks: [],
   bytes: 0,
   truncated: false,
+  cap: 0,
   durationMs: 0,
   transport: { code: 'network', message: 'interrupted' },
 };

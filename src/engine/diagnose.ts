@@ -36,7 +36,9 @@ const GROUP_WORDING = /model_not_found|无可用渠道|该令牌无权|no availa
 export function diagnose(x: Diagnosable): Cause | undefined {
   if (x.transport) return x.transport.code;
   const status = x.status;
-  if (status === undefined || (status >= 200 && status < 400)) return undefined;
+  if (status === undefined || (status >= 200 && status < 300)) return undefined;
+  // Redirects are never followed (the key would go wherever the Location says): the base URL is not the API.
+  if (status >= 300 && status < 400) return 'network';
   const words = `${x.code ?? ''} ${x.message ?? ''}`;
   if (status === 401) return 'auth';
   if (status === 402) return 'quota';

@@ -2,7 +2,7 @@ import { ADVICE } from './diagnose.js';
 import { CannotTestError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { isObject } from '../spec/stream.js';
-import { describeFailure } from './verdicts.js';
+import { describeFailure, ourCut } from './verdicts.js';
 
 export interface ListedModel {
   id: string;
@@ -45,6 +45,9 @@ function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
   }
   if (!x.ok) {
     throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, x.cause ? ADVICE[x.cause] : undefined);
+  }
+  if (x.truncated) {
+    throw new CannotTestError(`GET ${baseUrl}/models: ${ourCut(x)}`, 'a model list this large is not one chatprobe can read; check the base URL, or the gateway behind it');
   }
   const data = isObject(x.json) ? x.json.data : undefined;
   if (!Array.isArray(data)) {

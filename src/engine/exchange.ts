@@ -23,7 +23,13 @@ export interface Exchange {
   json: unknown;
   /** Set when the body was expected to be JSON and was not. */
   parseError: string | undefined;
+  /** The body began with a UTF-8 byte-order mark (skipped for parsing, as clients do). */
+  bom: boolean;
+  /** What chatprobe did not read of a hostile body (our cuts, said as ours). */
+  cuts: string[];
+  /** We stopped reading at our cap of `cap` bytes: the rest of the body was never seen. */
   truncated: boolean;
+  cap: number;
   bytes: number;
   durationMs: number;
   requestId: string | undefined;
@@ -51,6 +57,9 @@ export interface StreamExchange extends Exchange {
   gapsMs: number[];
 }
 
+/** Choices read from one body: n probes ask for 2 or 3. */
+export const MAX_CHOICES = 64;
+
 const REQUEST_ID_HEADERS = [
   'x-request-id',
   'x-oneapi-request-id',
@@ -67,12 +76,22 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
   const contentType = (res.headers['content-type'] ?? '').toLowerCase();
   let json: unknown;
   let parseError: string | undefined;
-  if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
+  // A BOM before JSON is read by clients (fetch's json() drops it, as the OpenAI SDK does): a finding, not a failure.
+  const bom = text.charCodeAt(0) === 0xfeff;
+  const cuts: string[] = [];
+  // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
+  if (res.truncated) parseError = 'the body was cut at chatprobe\'s cap';
+  else if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(bom ? text.slice(1) : text);
     } catch (err) {
       parseError = (err as Error).message;
     }
+  }
+  // A million choices is a fault to report, not a million objects to carry through every probe.
+  if (isObject(json) && Array.isArray(json.choices) && json.choices.length > MAX_CHOICES) {
+    cuts.push(`the body carried ${json.choices.length} choices; chatprobe read the first ${MAX_CHOICES}`);
+    json.choices = json.choices.slice(0, MAX_CHOICES);
   }
   const status = res.status;
   const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
@@ -86,6 +105,9 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
     ({ message: errorMessage, code: errorCode, param: errorParam, shape: errorShape } = readError(json, text, contentType));
   }
   if (res.transport) errorMessage = res.transport.message;
+  else if (status !== undefined && status >= 300 && status < 400) {
+    errorMessage = `a redirect to ${res.headers.location ?? '(no Location)'}, not followed: chatprobe sends the key to the base URL's origin only; pass the final URL as --base-url`;
+  }
   const cause = diagnose({ status, message: errorMessage, code: errorCode, transport: res.transport });
   return {
     callId,
@@ -99,7 +121,10 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
     text,
     json,
     parseError,
+    bom,
+    cuts,
     truncated: res.truncated,
+    cap: res.cap,
     bytes: res.bytes,
     durationMs: res.durationMs,
     requestId: requestIdOf(headers, json),

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { HttpClient } from '../http/client.js';
+import { HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
@@ -40,7 +40,10 @@ interface ModelState {
   /** Why no probe runs on this model, if none does. */
   stopped: ProbeVerdict | undefined;
   shared: Map<string, { value: Promise<unknown>; calls: string[] }>;
-  streams: StreamExchange[];
+  /** What the stream metrics need, as numbers: the exchanges themselves are let go when their probe ends. */
+  streams: StreamTimes;
+  /** Probes of this model still to finish; at 0 its shared exchanges and smoke answer are released. */
+  pending: number;
   caller: ModelCaller;
 }
 
@@ -71,7 +74,7 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: 
 
 /** GET /models and the plan it allows: the first thing every run does. */
 async function discover(log: CallLog, options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<{ listing: Exchange; plan: Plan }> {
-  const listing = await log.send({ method: 'GET', path: '/models' }, 'discovery', undefined);
+  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES }, 'discovery', undefined);
   return { listing, plan: makePlan(readModelList(listing, options.baseUrl), probes, options) };
 }
 
@@ -134,7 +137,7 @@ export async function runAudit(
     const states = await Promise.all(
       plan.models.map(async (m): Promise<ModelState> => {
         const caller = new ModelCaller(log, m.id);
-        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: [], caller };
+        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: { count: 0, ttft: [], gaps: [], cps: [] }, pending: 0, caller };
         if (m.entry?.ownedBy) state.entry.ownedBy = m.entry.ownedBy;
         if (m.entry?.declared) state.entry.declared = m.entry.declared;
         if (!m.call) {
@@ -187,7 +190,7 @@ export async function runAudit(
         chat: async (body, opts) => track(await state.caller.chat(body, p.id, opts)),
         stream: async (body, opts) => {
           const x = track(await state.caller.stream(body, p.id, opts));
-          if (x.assembled) state.streams.push(x);
+          if (x.assembled) recordTimes(state.streams, x);
           return x;
         },
         send: async (req) => {
@@ -213,7 +216,10 @@ export async function runAudit(
 
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
       const before = stopped();
-      if (before) return emit(result(resultModel, p, before, [], 0, baseline));
+      if (before) {
+        emit(result(resultModel, p, before, [], 0, baseline));
+        return release(state);
+      }
       const evidence: string[] = [];
       const ctx = contextFor(p, state, evidence);
       const t = performance.now();
@@ -234,10 +240,21 @@ export async function runAudit(
       // not run (a baseline "refused" by an aborted call is no refusal).
       verdict = stopped() ?? verdict;
       emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t, baseline));
+      release(state);
+    };
+
+    /** Memory follows the probes in flight, not the models × probes of the run. */
+    const release = (state: ModelState) => {
+      if (--state.pending > 0) return;
+      state.shared.clear();
+      state.smoke = undefined;
     };
 
     const tasks: Promise<void>[] = [];
-    if (host) for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
+    if (host) {
+      host.pending += targetProbes.length;
+      for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
+    }
     for (const state of states) {
       for (const p of modelProbes) {
         const notRun = stopped();
@@ -247,6 +264,7 @@ export async function runAudit(
           const evidence = state.smoke ? [state.smoke.callId] : [];
           emit(result(state.plan.id, p, state.stopped, evidence, 0, baseline));
         } else {
+          state.pending++;
           tasks.push(limit(() => runProbe(p, state, state.plan.id)));
         }
       }
@@ -357,17 +375,30 @@ function median(values: number[]): number | undefined {
   return Math.round(m * 10) / 10;
 }
 
-function streamMetrics(streams: StreamExchange[]): ModelEntry['metrics'] {
-  if (streams.length === 0) return undefined;
-  const metrics: NonNullable<ModelEntry['metrics']> = { streams: streams.length };
-  const ttft = median(streams.flatMap((s) => (s.ttftMs === undefined ? [] : [s.ttftMs])));
-  const gap = median(streams.flatMap((s) => s.gapsMs));
-  const cps = median(
-    streams.flatMap((s) => {
-      const n = s.assembled?.chunks.length ?? 0;
-      return s.durationMs > 0 && n > 0 ? [(n * 1000) / s.durationMs] : [];
-    }),
-  );
+interface StreamTimes {
+  count: number;
+  ttft: number[];
+  gaps: number[];
+  cps: number[];
+}
+
+/** Gaps kept per stream for the median: a stream of 120,000 chunks adds a sample, not 120,000 numbers. */
+const GAPS_PER_STREAM = 256;
+
+function recordTimes(t: StreamTimes, s: StreamExchange): void {
+  t.count++;
+  if (s.ttftMs !== undefined) t.ttft.push(s.ttftMs);
+  t.gaps.push(...s.gapsMs.slice(0, GAPS_PER_STREAM));
+  const n = s.assembled?.chunkCount ?? 0;
+  if (s.durationMs > 0 && n > 0) t.cps.push((n * 1000) / s.durationMs);
+}
+
+function streamMetrics(t: StreamTimes): ModelEntry['metrics'] {
+  if (t.count === 0) return undefined;
+  const metrics: NonNullable<ModelEntry['metrics']> = { streams: t.count };
+  const ttft = median(t.ttft);
+  const gap = median(t.gaps);
+  const cps = median(t.cps);
   if (ttft !== undefined) metrics.ttftMsMedian = ttft;
   if (gap !== undefined) metrics.gapMsMedian = gap;
   if (cps !== undefined) metrics.chunksPerSecondMedian = cps;

@@ -54,6 +54,7 @@ export function namesAny(x: Exchange, names: readonly string[]): boolean {
  */
 export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_calls' | 'ended' | 'choice' = 'content'): string | undefined {
   if (!x.ok) return describeFailure(x);
+  if (x.truncated) return ourCut(x);
   if (x.json === undefined) return `HTTP ${x.status} with a ${x.contentType || 'untyped'} body that is not JSON`;
   const error = errorIn2xx(x.json);
   if (error) {
@@ -141,6 +142,22 @@ export function conformanceFailure(x: Exchange, what: string): ProbeVerdict {
   if (x.status !== undefined) v.status = x.status;
   if (x.errorMessage) v.message = x.errorMessage;
   return v;
+}
+
+/**
+ * For a conformance probe reading one answer: the verdict when it cannot be judged at all, else undefined.
+ * Refused: the plain request failed. Cut at our cap: we did not read it, so nothing in it is blamed.
+ */
+export function unjudgeable(x: Exchange, what: string): ProbeVerdict | undefined {
+  if (!x.ok) return conformanceFailure(x, what);
+  if (x.truncated) return inconclusive(`cannot judge ${what}: ${ourCut(x)}`);
+  return undefined;
+}
+
+/** Our body cap, said as ours: the server is not blamed for what we chose not to read. */
+export function ourCut(x: Exchange): string {
+  const mib = (x.cap / 1024 / 1024).toFixed(x.cap % (1024 * 1024) === 0 ? 0 : 1);
+  return `HTTP ${x.status ?? '—'} with more than ${mib} MiB: chatprobe stopped reading at its own cap, so the rest was not seen`;
 }
 
 /** A broken MUST. */

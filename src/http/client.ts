@@ -1,6 +1,12 @@
 import { Agent, request, type Dispatcher } from 'undici';
 
-export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * What chatprobe reads of one answer. Chat answers under our output limits are a few kilobytes, so 2 MiB
+ * is far beyond any honest one; model lists get more (100,000 models are ~10 MB). A cut at a cap is ours,
+ * and the verdicts say so (engine/verdicts.ts ourCut).
+ */
+export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
+export const MODEL_LIST_MAX_BYTES = 32 * 1024 * 1024;
 
 /** Why a call produced no complete HTTP response. Mapped to a failure cause in engine/diagnose.ts. */
 export type TransportFailure =
@@ -25,6 +31,8 @@ export interface HttpRequest {
   auth?: 'default' | 'none' | 'raw-key' | { authorization: string };
   /** Seconds to wait for the whole exchange, overriding the client's default. */
   timeoutMs?: number;
+  /** Bytes read at most, overriding the client's default. */
+  maxBodyBytes?: number;
 }
 
 export interface HttpResponse {
@@ -32,8 +40,9 @@ export interface HttpResponse {
   headers: Record<string, string>;
   chunks: BodyChunk[];
   bytes: number;
-  /** The body passed the cap and was cut there: a finding, never an out-of-memory. */
+  /** The body passed our cap (`cap` bytes) and we stopped reading there: our cut, never an out-of-memory. */
   truncated: boolean;
+  cap: number;
   durationMs: number;
   transport?: TransportFailure;
 }
@@ -69,7 +78,7 @@ export class HttpClient {
 
   async send(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const maxBody = this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    const maxBody = req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
     const auth = req.auth ?? 'default';
     if (auth === 'default') {
@@ -117,7 +126,7 @@ export class HttpClient {
         chunks.push({ at: elapsed(), bytes: chunk });
         bytes += chunk.length;
       }
-      return { status, headers: responseHeaders, chunks, bytes, truncated, durationMs: elapsed() };
+      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed() };
     } catch (err) {
       return {
         status,
@@ -125,6 +134,7 @@ export class HttpClient {
         chunks,
         bytes,
         truncated,
+        cap: maxBody,
         durationMs: elapsed(),
         transport: describeTransportFailure(err),
       };

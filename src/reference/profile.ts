@@ -105,6 +105,8 @@ export const Quirks = z.object({
   /** Follows plain instructions but recalls nothing (code words, remembered words, tool results, colours):
    *  a weak model. */
   weakRecall: z.boolean().default(false),
+  /** Spaces after every non-stream JSON answer, this many: valid JSON larger than chatprobe reads (its cap). */
+  paddedBody: z.number().int().min(0).default(0),
   stream: StreamQuirks.default(StreamQuirks.parse({})),
 });
 export type Quirks = z.infer<typeof Quirks>;

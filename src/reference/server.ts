@@ -217,7 +217,8 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     await streamAnswer(c, a, opts?.include_usage === true);
     return undefined;
   }
-  return json(200, completionBody(a));
+  const reply = json(200, completionBody(a));
+  return q.paddedBody > 0 ? { ...reply, body: reply.body + ' '.repeat(q.paddedBody) } : reply;
 }
 
 /** The request fields OpenAI's chat completions accept; `forbid` profiles refuse any other. */

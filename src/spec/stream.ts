@@ -4,8 +4,10 @@ import { readUsage } from './usage.js';
 
 /** A chat-completion stream put back together the way a client would, with what it had to tolerate. */
 export interface AssembledStream {
-  /** Parsed `data:` payloads other than `[DONE]`, in order. */
+  /** Parsed `data:` payloads other than `[DONE]`, in order: the first MAX_KEPT_CHUNKS of them. */
   chunks: unknown[];
+  /** Every JSON payload, kept or not: a hostile stream of 120,000 chunks is counted, not held. */
+  chunkCount: number;
   /** `data:` payloads that were neither JSON nor `[DONE]` (first few, cut short). */
   nonJson: string[];
   done: boolean;
@@ -15,7 +17,9 @@ export interface AssembledStream {
   chunksBeforeDone: number;
   /** Chunks carrying an `error` member: an error reported in-band after a 200. */
   errors: unknown[];
+  /** Distinct chunk ids, the first few; `idCount` counts them all (up to MAX_COUNTED_IDS). */
   ids: string[];
+  idCount: number;
   /** Per choice index: the assembled content, roles seen and finish reasons seen. */
   choices: Map<number, { content: string; roles: string[]; finishReasons: unknown[]; reasoning: string }>;
   usage: Usage[];
@@ -25,15 +29,25 @@ export interface AssembledStream {
   contentTimes: number[];
 }
 
+/** Chunks kept as objects for the probes that read them one by one; a real answer under our limits has far fewer. */
+export const MAX_KEPT_CHUNKS = 4096;
+const MAX_KEPT_IDS = 8;
+const MAX_COUNTED_IDS = 10_000;
+/** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */
+const MAX_KEPT = 32;
+
 export function assembleStream(events: readonly SseEvent[]): AssembledStream {
+  const seenIds = new Set<string>();
   const out: AssembledStream = {
     chunks: [],
+    chunkCount: 0,
     nonJson: [],
     done: false,
     afterDone: 0,
     chunksBeforeDone: 0,
     errors: [],
     ids: [],
+    idCount: 0,
     choices: new Map(),
     usage: [],
     firstContentAt: undefined,
@@ -53,16 +67,26 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       if (out.nonJson.length < 5) out.nonJson.push(data.slice(0, 120));
       continue;
     }
-    out.chunks.push(chunk);
-    if (!out.done) out.chunksBeforeDone++;
+    out.chunkCount++;
+    if (out.chunks.length < MAX_KEPT_CHUNKS) {
+      out.chunks.push(chunk);
+      if (!out.done) out.chunksBeforeDone++;
+    }
     if (!isObject(chunk)) continue;
-    if ('error' in chunk) out.errors.push(chunk.error);
-    if (typeof chunk.id === 'string' && !out.ids.includes(chunk.id)) out.ids.push(chunk.id);
+    if ('error' in chunk && out.errors.length < MAX_KEPT) out.errors.push(chunk.error);
+    if (typeof chunk.id === 'string' && seenIds.size < MAX_COUNTED_IDS && !seenIds.has(chunk.id)) {
+      seenIds.add(chunk.id);
+      out.idCount = seenIds.size;
+      if (out.ids.length < MAX_KEPT_IDS) out.ids.push(chunk.id);
+    }
+    // The last usage is the one that counts: past the cap, it replaces the last kept.
     const usage = readUsage(chunk.usage);
-    if (usage) out.usage.push(usage);
+    if (usage && out.usage.length < MAX_KEPT) out.usage.push(usage);
+    else if (usage) out.usage[MAX_KEPT - 1] = usage;
     if (!Array.isArray(chunk.choices)) continue;
     let hadContent = false;
-    for (const choice of chunk.choices) {
+    // A chunk with a million choices is read as its first few: the fault shows, the memory does not follow.
+    for (const choice of chunk.choices.slice(0, MAX_KEPT)) {
       if (!isObject(choice)) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let slot = out.choices.get(index);
@@ -71,14 +95,14 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
         out.choices.set(index, slot);
       }
       const delta = isObject(choice.delta) ? choice.delta : {};
-      if (typeof delta.role === 'string') slot.roles.push(delta.role);
+      if (typeof delta.role === 'string' && slot.roles.length < MAX_KEPT) slot.roles.push(delta.role);
       if (typeof delta.content === 'string' && delta.content.length > 0) {
         slot.content += delta.content;
         hadContent = true;
       }
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string') slot.reasoning += reasoning;
-      if (choice.finish_reason !== null && choice.finish_reason !== undefined) slot.finishReasons.push(choice.finish_reason);
+      if (choice.finish_reason !== null && choice.finish_reason !== undefined && slot.finishReasons.length < MAX_KEPT) slot.finishReasons.push(choice.finish_reason);
     }
     if (hadContent) {
       out.firstContentAt ??= ev.at;

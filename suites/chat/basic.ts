@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail, warn } from '../../src/engine/verdicts.js';
+import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
 import type { Finding } from '../../src/report/model.js';
 
@@ -8,14 +8,14 @@ export default defineProbe({
   area: 'chat',
   kind: 'conformance',
   requirement: 'A plain chat request gets a 2xx JSON body from which a client reads the answer at choices[0].message.content.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   // Reads the model's smoke call (a plain non-stream request), so it costs nothing more.
   cost: { requests: 0, maxTokens: 0 },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     const findings: Finding[] = [];
-    if (x.truncated) findings.push(fail('body_too_large', `the body passed the ${x.bytes}-byte cap`));
     if (x.json === undefined) {
       const hint = x.contentType.includes('html') ? ' (an HTML page: the base URL may be wrong)' : '';
       return conformance([fail('not_json', `expected a JSON body, got ${x.contentType || 'no content type'}${hint}`)], '');

@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail } from '../../src/engine/verdicts.js';
+import { conformance, fail, unjudgeable } from '../../src/engine/verdicts.js';
 import { errorIn2xx } from '../../src/spec/completion.js';
 
 export default defineProbe({
@@ -7,11 +7,12 @@ export default defineProbe({
   area: 'chat',
   kind: 'conformance',
   requirement: 'A 2xx answer is never an error in disguise: no "error" member, no "success": false.',
-  verdicts: ['pass', 'fail'],
+  verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     const problem = errorIn2xx(x.json);
     return conformance(problem ? [fail('error_in_2xx', `HTTP ${x.status}, but ${problem}`)] : [], `HTTP ${x.status} with an answer, no error member`);
   },

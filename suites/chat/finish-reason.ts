@@ -1,5 +1,5 @@
 import { defineProbe, SMOKE_PROMPT, SMOKE_RETRY_LIMIT } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail, warn } from '../../src/engine/verdicts.js';
+import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
 import { STANDARD_FINISH_REASONS } from '../../src/spec/usage.js';
 import type { Finding } from '../../src/report/model.js';
@@ -9,11 +9,12 @@ export default defineProbe({
   area: 'chat',
   kind: 'conformance',
   requirement: 'A plain request ends on its own, and every choice has a finish_reason from the standard set: stop, length, tool_calls, content_filter.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     const choices = readChoices(x.json);
     if (choices.length === 0) return conformance([fail('no_choice', 'expected a choice with a finish_reason, got no choice')], '');
     const findings: Finding[] = [];

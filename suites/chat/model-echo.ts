@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
+import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 
 /** How the answer's `model` relates to the one requested. */
@@ -18,11 +18,12 @@ export default defineProbe({
   area: 'chat',
   kind: 'conformance',
   requirement: 'The answer names the model that produced it: the one requested, or a dated snapshot of it.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     const answered = isObject(x.json) ? x.json.model : undefined;
     if (typeof answered !== 'string' || answered === '') {
       return conformance([fail('missing', `expected "model" in the answer, got ${JSON.stringify(answered ?? null)}`)], '');

@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
+import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 import { formatDeviation, validateShape } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
@@ -12,13 +12,16 @@ export default defineProbe({
   kind: 'conformance',
   requirement:
     'A non-stream answer has the chat.completion shape: id, object, created, model, choices[{index, message{role, content}, finish_reason}] (MUST), and every field the OpenAI reference requires (SHOULD).',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     if (x.json === undefined) return conformance([fail('not_json', `expected a JSON body, got ${x.contentType || 'no content type'}`)], '');
     const findings: Finding[] = [];
+    if (x.bom) findings.push(warn('bom', 'the JSON body starts with a UTF-8 byte-order mark: clients that decode with fetch skip it, JSON.parse on the raw text fails'));
+    for (const cut of x.cuts) findings.push(note('cut_by_chatprobe', cut));
     if (!x.contentType.includes('application/json')) findings.push(warn('content_type', `expected content-type application/json, got "${x.contentType || 'none'}"`));
     for (const d of validateShape('completion', x.json).slice(0, 6)) {
       if (d.tier === 'lenient') findings.push(fail('schema', formatDeviation(d)));
@@ -26,7 +29,7 @@ export default defineProbe({
     }
     if (isObject(x.json)) {
       const extra = Object.keys(x.json).filter((k) => !KNOWN.has(k));
-      if (extra.length > 0) findings.push(note('extra_keys', `keys beyond the OpenAI shape: ${extra.join(', ')}`));
+      if (extra.length > 0) findings.push(note('extra_keys', `keys beyond the OpenAI shape: ${extra.slice(0, 10).join(', ')}${extra.length > 10 ? ` and ${extra.length - 10} more` : ''}`));
     }
     return conformance(findings, 'chat.completion shape, every required field present');
   },

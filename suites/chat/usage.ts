@@ -1,5 +1,5 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
+import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { usageProblems } from '../../src/spec/usage.js';
 import type { Finding } from '../../src/report/model.js';
 import { LIMITS, user } from '../support/prompts.js';
@@ -18,11 +18,12 @@ export default defineProbe({
   kind: 'conformance',
   requirement:
     'A non-stream answer reports usage: non-negative integer prompt, completion and total tokens, total = prompt + completion, and prompt tokens that follow the prompt.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     const x = ctx.control();
-    if (!x.ok) return conformanceFailure(x, 'a 2xx chat completion');
+    const unusable = unjudgeable(x, 'a 2xx chat completion');
+    if (unusable) return unusable;
     if (!x.usage) return conformance([warn('missing', 'expected usage with prompt, completion and total tokens, got none')], '');
     const findings: Finding[] = usageProblems(x.usage).map((p) => (p.includes('prompt_tokens is 0') ? warn('usage', p) : fail('usage', p)));
     const longer = await ctx.chat({ messages: [user(`${FILLER}\n${SMOKE_PROMPT}`)], max_tokens: LIMITS.word });

@@ -26,6 +26,6 @@ export default defineProbe({
     if (content.length === 0) findings.push(fail('no_content', 'expected content in the deltas, got none'));
     const ended = s.done || (s.choices.get(0)?.finishReasons.length ?? 0) > 0;
     if (!ended) findings.push(fail('no_end', 'the stream closed with neither a finish_reason nor [DONE]'));
-    return conformance(findings, `${s.chunks.length} chunks assembled into ${JSON.stringify(content.slice(0, 40))}`);
+    return conformance(findings, `${s.chunkCount} chunks assembled into ${JSON.stringify(content.slice(0, 40))}`);
   },
 });

@@ -20,7 +20,7 @@ export default defineProbe({
     }
     const finished = (s.choices.get(0)?.finishReasons.length ?? 0) > 0;
     if (!finished && !s.done) {
-      return conformance([fail('silent_close', `the stream closed after ${s.chunks.length} chunk(s) with no finish_reason and no [DONE]`)], '');
+      return conformance([fail('silent_close', `the stream closed after ${s.chunkCount} chunk(s) with no finish_reason and no [DONE]`)], '');
     }
     return conformance([], 'the stream finished without an error event');
   },

@@ -1,6 +1,6 @@
 import type { StreamExchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
-import { conformanceFailure, errored, inconclusive } from '../../src/engine/verdicts.js';
+import { conformanceFailure, errored, inconclusive, ourCut } from '../../src/engine/verdicts.js';
 
 /**
  * The verdict when a stream cannot be judged for `what`, else undefined: a refused request, an answer that
@@ -13,6 +13,7 @@ export function unusableStream(x: StreamExchange, what: string, needChunks = tru
   if (!x.assembled) {
     return inconclusive(`cannot judge ${what}: the answer is ${x.contentType || 'untyped'}, not an event stream (see streaming.content_type)`);
   }
+  if (x.truncated) return inconclusive(`cannot judge ${what}: ${ourCut(x)} (after ${x.sse?.eventCount ?? 0} event(s))`);
   if (x.transport) {
     const how =
       x.transport.code !== 'timeout' ? 'broke' : x.transport.message.includes('BODY_TIMEOUT') ? 'stalled (no bytes within --timeout)' : 'ran past --timeout';

@@ -14,6 +14,7 @@ export function raw(status: number | undefined, body: string, contentType = 'app
     chunks: body ? [{ at: 1, bytes: Buffer.from(body) }] : [],
     bytes: Buffer.byteLength(body),
     truncated: false,
+    cap: 2 * 1024 * 1024,
     durationMs: 5,
     ...(transport ? { transport } : {}),
   };

@@ -1,0 +1,225 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { micromark } from 'micromark';
+import { gfm, gfmHtml } from 'micromark-extension-gfm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FRAGMENT_LENGTH } from '../../src/boundary/secrets.js';
+import { CallRecord, Report } from '../../src/report/model.js';
+import { PROBES } from '../../suites/index.js';
+import { ROOT, runCli, type CliRun } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { startChaosServer, type ChaosServer, type ModelsFault } from './server.js';
+
+/**
+ * chatprobe against a hostile server (test/chaos/server.ts: 49 ways of breaking the wire contract and 12
+ * model ids meant to break whatever prints them). Whatever the server does: no crash, no hang past the
+ * deadlines, every cell classified, the key in no output and sent nowhere else, memory bounded (the CLI
+ * runs under a heap cap), and every file a consumer parses still valid.
+ */
+const KEY = 'sk-chaos-Zq8Wm3Xv7Tn2Rb5Kp9Lc4Hd6';
+const TIMEOUT_S = 2;
+const MAX_DURATION_S = 150;
+/** The CLI's heap: a run that needed memory in proportion to what the server sends would die here (exit 134). */
+const HEAP = ['--max-old-space-size=320'];
+
+const modelProbes = PROBES.filter((p) => p.scope !== 'target').length;
+const endpointProbes = PROBES.length - modelProbes;
+
+function leaks(text: string): string[] {
+  const found: string[] = [];
+  for (let i = 0; i + FRAGMENT_LENGTH <= KEY.length; i++) if (text.includes(KEY.slice(i, i + FRAGMENT_LENGTH))) found.push(KEY.slice(i, i + FRAGMENT_LENGTH));
+  return found;
+}
+
+async function outputs(dir: string, run: CliRun): Promise<Record<string, string>> {
+  const files: Record<string, string> = { stdout: run.stdout, stderr: run.stderr };
+  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) files[join(e.parentPath, e.name).slice(dir.length + 1)] = await readFile(join(e.parentPath, e.name), 'utf8');
+  }
+  return files;
+}
+
+const markdownHtml = (md: string) => micromark(md, { extensions: [gfm()], htmlExtensions: [gfmHtml()] });
+
+function cli(url: string, out: string, extra: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCli(['--base-url', url, '--timeout', String(TIMEOUT_S), '--out', out, ...extra], {
+    OPENAI_API_KEY: KEY,
+    NODE_OPTIONS: HEAP.join(' '),
+    ...env,
+  });
+}
+
+describe('an audit of a hostile server', () => {
+  let server: ChaosServer;
+  let dir: string;
+  let run: CliRun;
+  let files: Record<string, string>;
+  let report: Report;
+
+  beforeAll(async () => {
+    server = await startChaosServer();
+    dir = await tempDir();
+    run = await cli(server.url, join(dir, 'reports'), ['--concurrency', '8', '--max-duration', String(MAX_DURATION_S)], {
+      GITHUB_ACTIONS: 'true',
+      GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
+    });
+    files = await outputs(dir, run);
+    report = Report.parse(JSON.parse(files['reports/report.json'] ?? 'null'));
+  }, (MAX_DURATION_S + 60) * 1000);
+  afterAll(() => server?.close());
+
+  it('ends with a verdict, not a crash: exit 1, every report written', () => {
+    expect(run.code, run.stderr.slice(-3000)).toBe(1);
+    expect(run.stderr).not.toMatch(/FATAL|heap out of memory|Maximum call stack|^\s+at /m);
+    expect(Object.keys(files)).toEqual(expect.arrayContaining(['reports/report.json', 'reports/junit.xml', 'reports/matrix.md', 'reports/trace.jsonl', 'summary.md']));
+  });
+
+  it('classifies every cell of every listed model, and stays within its deadlines', () => {
+    const ids = [...server.faults, ...server.hostileIds];
+    expect(report.models).toHaveLength(ids.length);
+    expect(report.results).toHaveLength(ids.length * modelProbes + endpointProbes);
+    for (const r of report.results) expect(r.observed.length, `${r.model} ${r.probe}`).toBeGreaterThan(0);
+    expect(report.maxDurationReached ?? false).toBe(false);
+    expect(report.durationMs).toBeLessThan(MAX_DURATION_S * 1000);
+    const trace = files['reports/trace.jsonl']!.trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
+    expect(trace).toHaveLength(report.calls);
+    // Each call ends at --timeout (a little slack for the event loop); retries of a 429 are separate calls.
+    for (const c of trace) expect(c.durationMs, c.id).toBeLessThan(TIMEOUT_S * 1000 + 1500);
+  });
+
+  it('stops rows that cannot answer after their smoke call, and rows that stall after two timeouts', () => {
+    const row = (id: string) => report.models.find((m) => m.id === id)!;
+    for (const id of ['hang-before-headers', 'endless-data', 'endless-comments', 'reset-before-headers', '429-storm', '401-on-chat', 'redirect-other-origin']) {
+      expect(row(id).cause, id).toBeDefined();
+    }
+    expect(row('redirect-other-origin').smoke?.message).toContain('a redirect to http://127.0.0.1');
+    const stalled = row('stall-after-first');
+    expect(stalled.cause ?? stalled.stalled, 'stall-after-first').toBeDefined();
+    // A cut of ours is said as ours.
+    const big = report.results.find((r) => r.model === 'body-50mb' && r.probe === 'chat.basic')!;
+    expect(big.verdict).toBe('inconclusive');
+    expect(big.observed).toContain("chatprobe stopped reading at its own cap");
+    const huge = report.results.find((r) => r.model === 'stream-100mb' && r.probe === 'streaming.done')!;
+    expect(huge.verdict).toBe('inconclusive');
+    expect(huge.observed).toContain('its own cap');
+  });
+
+  it('leaks the key into no output and sends it to no other origin', () => {
+    for (const [name, text] of Object.entries(files)) expect(leaks(text), name).toEqual([]);
+    expect(server.otherOrigin.received, JSON.stringify(server.otherOrigin.received)).toEqual([]);
+    // In the Authorization header, as a bearer token or (auth.no_bearer) bare: never anywhere else we can see.
+    expect(new Set(server.received.map((r) => r.authorization).filter((a) => a?.includes(KEY.slice(3, 11))))).toEqual(new Set([`Bearer ${KEY}`, KEY]));
+  });
+
+  it('writes files every consumer parses, with the hostile ids in them', () => {
+    expect(XMLValidator.validate(files['reports/junit.xml']!)).toBe(true);
+    const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(files['reports/junit.xml']!);
+    const names = junit.testsuites.testsuite.flatMap((s: { testcase?: { name: string }[] }) => (s.testcase ?? []).map((c) => c.name));
+    expect(new Set(names)).toEqual(new Set(PROBES.map((p) => p.id)));
+    for (const md of [files['reports/matrix.md']!, files['summary.md']!]) {
+      const html = markdownHtml(md);
+      expect(html).not.toMatch(/<(img|script|a)\b/);
+    }
+    for (const [name, text] of Object.entries(files)) expect(text, name).not.toContain('\x1b');
+  });
+
+  it('lets no server text start a workflow command on stdout or stderr', () => {
+    for (const stream of [run.stdout, run.stderr]) {
+      const commands = stream.split('\n').filter((l) => /^\s*::/.test(l) || l.includes('##['));
+      for (const c of commands) expect(c).toMatch(/^::(error title=chatprobe |notice::)/);
+    }
+    expect(run.stdout).toMatch(/^::error title=chatprobe /m);
+  });
+});
+
+describe('a hostile server, stopped by a signal', () => {
+  it('SIGTERM mid-run leaves a valid partial report with every cell classified, and exits 130', async () => {
+    const server = await startChaosServer();
+    const out = await tempDir();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, '--base-url', server.url, '--timeout', '2', '--concurrency', '4', '--out', out], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', OPENAI_API_KEY: KEY },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      const code = await new Promise<number | null>((resolve) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (/\[200\//.test(stderr) && !child.killed) child.kill('SIGTERM');
+        });
+        child.on('close', resolve);
+      });
+      expect(code, stderr.slice(-2000)).toBe(130);
+      const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+      expect(report.interrupted).toBe(true);
+      expect(report.results).toHaveLength(report.models.length * modelProbes + endpointProbes);
+      const notRun = report.results.filter((r) => r.cause === 'interrupted');
+      expect(notRun.length).toBeGreaterThan(0);
+      for (const r of notRun) expect(r.outcome).toBe('skipped');
+      expect(XMLValidator.validate(await readFile(join(out, 'junit.xml'), 'utf8'))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  }, 120_000);
+});
+
+describe('hostile model lists', () => {
+  let server: ChaosServer | undefined;
+  afterAll(() => server?.close());
+
+  const refused: [ModelsFault, RegExp][] = [
+    ['html', /HTML page/],
+    ['hang', /timeout/],
+    ['redirect', /redirect to http:\/\/127\.0\.0\.1:\d+/],
+    ['status-500', /HTTP 500/],
+    ['huge-body', /its own cap/],
+  ];
+  it.each(refused)('GET /models %s: exit 2 with the reason, no report of a run that never started', async (fault, reason) => {
+    server = await startChaosServer({ modelsFault: fault });
+    const out = await tempDir();
+    const run = await cli(server.url, out);
+    await server.close();
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toMatch(reason);
+    expect(leaks(run.stderr + run.stdout)).toEqual([]);
+  }, 30_000);
+
+  it('a /models entry nested 100,000 deep is stored cut, and the reports are written', async () => {
+    server = await startChaosServer({ modelsFault: 'deep-entry' });
+    const out = await tempDir();
+    // The list's second entry (json-array) carries the deep value.
+    const run = await cli(server.url, out, ['--probes', 'chat.basic', '--models', 'json-array']);
+    await server.close();
+    expect([0, 1], run.stderr.slice(-2000)).toContain(run.code);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    expect(JSON.stringify(report.models[0]!.declared ?? {})).toMatch(/nested deeper than \d+ levels|^\{\}$/);
+  }, 30_000);
+
+  it('100,000 listed ids: the plan is linear, a filtered run takes seconds', async () => {
+    server = await startChaosServer({ modelsFault: 'many-models' });
+    const out = await tempDir();
+    const t = performance.now();
+    const run = await cli(server.url, out, ['--probes', 'chat.basic', '--models', 'm-1,m-99999']);
+    await server.close();
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    expect(performance.now() - t).toBeLessThan(25_000);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.models.map((m) => m.id)).toEqual(['m-1', 'm-99999']);
+  }, 60_000);
+
+  it('10,000 models audited: a warning first, then every report written', async () => {
+    server = await startChaosServer({ modelsFault: 'ten-thousand' });
+    const out = await tempDir();
+    const run = await cli(server.url, out, ['--probes', 'chat.basic', '--concurrency', '16']);
+    await server.close();
+    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    expect(run.stderr).toContain('10000 models is a large run');
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    expect(report.models).toHaveLength(10_000);
+    expect(XMLValidator.validate(await readFile(join(out, 'junit.xml'), 'utf8'))).toBe(true);
+    expect((await readdir(out)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  }, 120_000);
+});
