@@ -54,7 +54,11 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
     contentTimes: [],
   };
   for (const ev of events) {
-    if (out.done) out.afterDone++;
+    // A client stops at [DONE] (the OpenAI SDK yields nothing after it): what follows is counted, not read.
+    if (out.done) {
+      out.afterDone++;
+      continue;
+    }
     const data = ev.data.trim();
     if (data === '[DONE]') {
       out.done = true;

@@ -17,6 +17,9 @@ export default defineProbe({
     const s = x.assembled!;
     // Clients that wait for [DONE] (rather than the close) hang on a stream that simply ends.
     if (!s.done) return conformance([fail('missing', 'expected data: [DONE] at the end, the stream simply closed')], '');
+    if (s.chunkCount === 0 && s.afterDone > 0) {
+      return conformance([fail('done_first', `the stream began with data: [DONE]: clients stop there and read none of the ${s.afterDone} event(s) after it`)], '');
+    }
     if (s.afterDone > 0) return conformance([warn('after_done', `${s.afterDone} event(s) after [DONE]`)], '');
     return conformance([], 'data: [DONE] ends the stream');
   },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSse } from '../../src/http/sse.js';
+import { assembleStream, MAX_KEPT_CHUNKS } from '../../src/spec/stream.js';
 import type { BodyChunk } from '../../src/http/client.js';
 
 const enc = new TextEncoder();
@@ -79,5 +80,30 @@ describe('SseReader', () => {
       { at: 9, bytes: enc.encode('\ndata: 2\n\n') },
     ];
     expect(readSse(chunks).events.map((e) => e.at)).toEqual([9, 9]);
+  });
+});
+
+describe('assembleStream', () => {
+  const ev = (data: string, at = 1) => ({ data, at });
+  const chunk = (content: string, id = 'c1') => JSON.stringify({ id, choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+
+  it('reads as a client does: nothing after [DONE], which is counted', () => {
+    const first = assembleStream([ev('[DONE]'), ev(chunk('lost')), ev('[DONE]')]);
+    expect(first).toMatchObject({ done: true, chunkCount: 0, afterDone: 2 });
+    expect(first.choices.size).toBe(0);
+    const normal = assembleStream([ev(chunk('a')), ev(chunk('b')), ev('[DONE]'), ev(chunk('late'))]);
+    expect(normal.choices.get(0)!.content).toBe('ab');
+    expect(normal).toMatchObject({ chunkCount: 2, afterDone: 1 });
+  });
+
+  it('bounds what a hostile stream makes it keep: chunks, distinct ids, choices per chunk', () => {
+    const events = Array.from({ length: 20_000 }, (_, i) => ev(chunk('x', `id-${i}`)));
+    const wide = JSON.stringify({ id: 'w', choices: Array.from({ length: 100_000 }, (_, i) => ({ index: i, delta: { content: 'y' } })) });
+    const s = assembleStream([...events, ev(wide)]);
+    expect(s.chunkCount).toBe(20_001);
+    expect(s.chunks).toHaveLength(MAX_KEPT_CHUNKS);
+    expect(s.idCount).toBe(10_000);
+    expect(s.ids.length).toBeLessThanOrEqual(8);
+    expect(s.choices.size).toBeLessThanOrEqual(32);
   });
 });
