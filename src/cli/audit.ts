@@ -107,7 +107,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
     if (report.maxDurationReached) {
-      const notRun = report.results.filter((r) => r.cause === 'deadline').length;
+      const perRow = report.probes.filter((p) => p.scope !== 'target').length;
+      const notRun = report.results.filter((r) => r.cause === 'deadline').length + report.models.filter((m) => m.notRun?.cause === 'deadline').length * perRow;
       err(`stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"\n`);
     }
     if (options.updateBaseline && (report.interrupted || report.maxDurationReached)) {

@@ -1,8 +1,9 @@
 import pLimit from 'p-limit';
 import { HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
+import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
+import { EVERY_PROBE, rowAsResult } from '../report/view.js';
 import { DEFAULT_BASELINE, expectedVerdicts, loadBaseline, type Baseline } from '../report/baseline.js';
 import { existsSync } from 'node:fs';
 import { VERSION } from '../version.js';
@@ -250,26 +251,39 @@ export async function runAudit(
       state.smoke = undefined;
     };
 
-    const tasks: Promise<void>[] = [];
-    if (host) {
-      host.pending += targetProbes.length;
-      for (const p of targetProbes) tasks.push(limit(() => runProbe(p, host, ENDPOINT)));
-    }
-    for (const state of states) {
-      for (const p of modelProbes) {
+    /** A row that is not probed becomes one line: its smoke call failed, or the run stopped before it. */
+    const stopRow = (state: ModelState, v: ProbeVerdict, evidence: string[]) => {
+      state.entry.notRun = rowResult(state.plan.id, v, evidence, baseline);
+      if (!state.entry.cause && v.cause) {
+        state.entry.cause = v.cause;
+        state.entry.advice = ADVICE[v.cause];
+      }
+      if (state !== host) {
+        state.shared.clear();
+        state.smoke = undefined;
+      }
+      done += modelProbes.length;
+      hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total);
+    };
+
+    // Work is pulled model by model by `concurrency` workers, so what is held follows the probes in
+    // flight, not models × probes: a run of 10,000 models queues nothing ahead.
+    for (const state of states) if (!state.stopped) state.pending = modelProbes.length + (state === host ? targetProbes.length : 0);
+    function* work(): Generator<() => Promise<void>> {
+      if (host) for (const p of targetProbes) yield () => runProbe(p, host, ENDPOINT);
+      for (const state of states) {
         const notRun = stopped();
-        if (notRun) {
-          emit(result(state.plan.id, p, notRun, [], 0, baseline));
-        } else if (state.stopped) {
-          const evidence = state.smoke ? [state.smoke.callId] : [];
-          emit(result(state.plan.id, p, state.stopped, evidence, 0, baseline));
-        } else {
-          state.pending++;
-          tasks.push(limit(() => runProbe(p, state, state.plan.id)));
-        }
+        if (notRun) stopRow(state, notRun, []);
+        else if (state.stopped) stopRow(state, state.stopped, state.smoke ? [state.smoke.callId] : []);
+        else for (const p of modelProbes) yield () => runProbe(p, state, state.plan.id);
       }
     }
-    await Promise.all(tasks);
+    const queue = work();
+    await Promise.all(
+      Array.from({ length: options.concurrency }, async () => {
+        for (let next = queue.next(); !next.done; next = queue.next()) await next.value();
+      }),
+    );
 
     const models = states.map((s) => {
       const metrics = streamMetrics(s.streams);
@@ -329,6 +343,23 @@ export function probeInfo(p: ProbeDefinition): ProbeInfo {
   if (cost.sampled) info.cost.sampled = { ...cost.sampled };
   if (shared) info.cost.shared = shared.map((x) => x.key);
   return info;
+}
+
+/** A not-probed row's one result, judged against the baseline's cells for the model as a whole. */
+function rowResult(model: string, v: ProbeVerdict, evidence: string[], baseline?: Baseline): RowResult {
+  const row: RowResult = { verdict: v.verdict, outcome: outcomeOf(v.verdict, v.cause).outcome, observed: clip(v.observed, MAX_OBSERVED), evidence };
+  if (v.cause) row.cause = v.cause;
+  if (v.status !== undefined) row.status = v.status;
+  const expected = baseline?.cells[model];
+  if (baseline && v.cause !== 'interrupted') {
+    if (!expected) row.comparison = 'new';
+    else {
+      const asExpected = Object.values(expected).every((e) => (Array.isArray(e) ? e : [e]).includes(v.verdict));
+      row.comparison = asExpected ? 'expected' : 'regression';
+      row.outcome = asExpected ? 'passed' : 'failed';
+    }
+  }
+  return row;
 }
 
 function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number, baseline?: Baseline): ProbeResult {

@@ -45,6 +45,11 @@ export function baselineFrom(report: Report, previous?: Baseline): Baseline {
     const before = expectedVerdicts(previous, r.model, r.probe);
     (cells[r.model] ??= {})[r.probe] = before && before.length > 1 && before.includes(r.verdict) ? before : r.verdict;
   }
+  // A row that was not probed says nothing new about its cells: the previous expectations stay.
+  for (const m of report.models) {
+    const kept = m.notRun ? previous?.cells[m.id] : undefined;
+    if (kept) cells[m.id] = { ...kept };
+  }
   return { schemaVersion: 1, cells };
 }
 

@@ -67,6 +67,21 @@ export const ProbeResult = z.object({
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 
+/**
+ * A model row that was not probed (its smoke call failed, it is not listed, or the run stopped before it):
+ * one result standing for every model-scope probe, so a stopped row is one line, not one per probe.
+ */
+export const RowResult = z.object({
+  verdict: Verdict,
+  outcome: Outcome,
+  comparison: Comparison.optional(),
+  cause: Cause.optional(),
+  observed: z.string(),
+  evidence: z.array(z.string()),
+  status: z.number().int().optional(),
+});
+export type RowResult = z.infer<typeof RowResult>;
+
 export const StreamMetrics = z.object({
   streams: z.number().int(),
   ttftMsMedian: z.number().optional(),
@@ -96,6 +111,8 @@ export const ModelEntry = z.object({
   metrics: StreamMetrics.optional(),
   /** The calls after which nothing more was sent to the model: that many requests in a row ran past --timeout. */
   stalled: z.array(z.string()).optional(),
+  /** Set when no probe ran on this model: `results` then carry no cell of it (report/view.ts expands it). */
+  notRun: RowResult.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 

@@ -1,4 +1,5 @@
 import type { Comparison, Outcome, ProbeResult, Report, Verdict } from './model.js';
+import { gateResults } from './view.js';
 
 export interface Summary {
   outcomes: Record<Outcome, number>;
@@ -9,17 +10,19 @@ export interface Summary {
   exitCode: 0 | 1;
 }
 
-/** Counts, and the exit code a finished run earns: 1 when any result failed or errored. */
+/** Counts, and the exit code a finished run earns: 1 when any result failed or errored. A row that was not
+ *  probed counts once. */
 export function summarise(report: Report): Summary {
+  const results = gateResults(report);
   const outcomes: Record<Outcome, number> = { passed: 0, failed: 0, skipped: 0, errored: 0 };
   const comparisons: Record<Comparison, number> = { expected: 0, regression: 0, improvement: 0, new: 0 };
   const verdicts: Partial<Record<Verdict, number>> = {};
-  for (const r of report.results) {
+  for (const r of results) {
     outcomes[r.outcome]++;
     verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
     if (r.comparison) comparisons[r.comparison]++;
   }
-  const failures = report.results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
+  const failures = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
   return { outcomes, verdicts, comparisons, failures, exitCode: failures.length > 0 ? 1 : 0 };
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAGMENT_LENGTH } from '../../src/boundary/secrets.js';
 import { CallRecord, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
+import { EVERY_PROBE } from '../../src/report/view.js';
 import { ROOT, runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { startChaosServer, type ChaosServer, type ModelsFault } from './server.js';
@@ -79,7 +80,11 @@ describe('an audit of a hostile server', () => {
   it('classifies every cell of every listed model, and stays within its deadlines', () => {
     const ids = [...server.faults, ...server.hostileIds];
     expect(report.models).toHaveLength(ids.length);
-    expect(report.results).toHaveLength(ids.length * modelProbes + endpointProbes);
+    // Every cell is a result, or belongs to a row that was not probed (one line for the row).
+    const rows = report.models.filter((m) => m.notRun);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(report.results.length + rows.length * modelProbes).toBe(ids.length * modelProbes + endpointProbes);
+    for (const m of rows) expect(report.results.some((r) => r.model === m.id), m.id).toBe(false);
     for (const r of report.results) expect(r.observed.length, `${r.model} ${r.probe}`).toBeGreaterThan(0);
     expect(report.maxDurationReached ?? false).toBe(false);
     expect(report.durationMs).toBeLessThan(MAX_DURATION_S * 1000);
@@ -117,7 +122,8 @@ describe('an audit of a hostile server', () => {
     expect(XMLValidator.validate(files['reports/junit.xml']!)).toBe(true);
     const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (n) => ['testsuite', 'testcase'].includes(n) }).parse(files['reports/junit.xml']!);
     const names = junit.testsuites.testsuite.flatMap((s: { testcase?: { name: string }[] }) => (s.testcase ?? []).map((c) => c.name));
-    expect(new Set(names)).toEqual(new Set(PROBES.map((p) => p.id)));
+    // A probe id per case, or one case for a row that was not probed: nothing forged by an id.
+    expect(new Set(names)).toEqual(new Set([...PROBES.map((p) => p.id), EVERY_PROBE]));
     for (const md of [files['reports/matrix.md']!, files['summary.md']!]) {
       const html = markdownHtml(md);
       expect(html).not.toMatch(/<(img|script|a)\b/);
@@ -155,8 +161,9 @@ describe('a hostile server, stopped by a signal', () => {
       expect(code, stderr.slice(-2000)).toBe(130);
       const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
       expect(report.interrupted).toBe(true);
-      expect(report.results).toHaveLength(report.models.length * modelProbes + endpointProbes);
-      const notRun = report.results.filter((r) => r.cause === 'interrupted');
+      const rows = report.models.filter((m) => m.notRun);
+      expect(report.results.length + rows.length * modelProbes).toBe(report.models.length * modelProbes + endpointProbes);
+      const notRun = [...report.results.filter((r) => r.cause === 'interrupted'), ...rows.filter((m) => m.notRun!.cause === 'interrupted').map((m) => m.notRun!)];
       expect(notRun.length).toBeGreaterThan(0);
       for (const r of notRun) expect(r.outcome).toBe('skipped');
       expect(XMLValidator.validate(await readFile(join(out, 'junit.xml'), 'utf8'))).toBe(true);
@@ -210,15 +217,20 @@ describe('hostile model lists', () => {
     expect(report.models.map((m) => m.id)).toEqual(['m-1', 'm-99999']);
   }, 60_000);
 
-  it('10,000 models audited: a warning first, then every report written', async () => {
+  it('10,000 models, the whole suite, stopped by --max-duration: a warning, rows not reached as one line each, every report written', async () => {
     server = await startChaosServer({ modelsFault: 'ten-thousand' });
     const out = await tempDir();
-    const run = await cli(server.url, out, ['--probes', 'chat.basic', '--concurrency', '16']);
+    const run = await cli(server.url, out, ['--concurrency', '8', '--max-duration', '5']);
     await server.close();
-    expect(run.code, run.stderr.slice(-2000)).toBe(0);
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
     expect(run.stderr).toContain('10000 models is a large run');
-    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    expect(run.stderr).toMatch(/stopped at --max-duration \(5 s\): \d+ cell\(s\) not run/);
+    const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
     expect(report.models).toHaveLength(10_000);
+    expect(report.maxDurationReached).toBe(true);
+    const rows = report.models.filter((m) => m.notRun?.cause === 'deadline');
+    expect(rows.length).toBeGreaterThan(9_000);
+    expect(report.results.length).toBeLessThan(100 * modelProbes);
     expect(XMLValidator.validate(await readFile(join(out, 'junit.xml'), 'utf8'))).toBe(true);
     expect((await readdir(out)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 120_000);

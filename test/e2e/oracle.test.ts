@@ -6,6 +6,7 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { ENDPOINT, Report, type Verdict } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { SMOKE_PROMPT } from '../../src/engine/probe.js';
+import { gateResults, viewOf } from '../../src/report/view.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -50,6 +51,12 @@ describe.each(apiProfiles)('profile %s', (name) => {
 
   it('gives every cell the declared verdict', () => {
     const actual = Object.fromEntries(report.results.map((r) => [`${r.model} ${r.probe}`, r.verdict]));
+    // A row that was not probed is one line in the report; each of its cells shows the row's verdict.
+    const view = viewOf(report);
+    for (const m of report.models.filter((x) => x.notRun)) {
+      expect(report.results.filter((r) => r.model === m.id), m.id).toEqual([]);
+      for (const p of view.matrixProbes) actual[`${m.id} ${p.id}`] = view.cell(m.id, p.id)!.verdict;
+    }
     expect(actual).toEqual(declared(name));
   });
 
@@ -77,7 +84,7 @@ describe.each(apiProfiles)('profile %s', (name) => {
   });
 
   it('exits as the verdicts say and writes all four files', async () => {
-    const failing = report.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored');
+    const failing = gateResults(report).some((r) => r.outcome === 'failed' || r.outcome === 'errored');
     expect(run.code, run.stderr).toBe(failing ? 1 : 0);
     for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl']) {
       expect((await readFile(join(out, f), 'utf8')).length, f).toBeGreaterThan(0);

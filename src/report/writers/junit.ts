@@ -3,6 +3,7 @@ import type { Builder } from 'junit-report-builder';
 import { ENDPOINT, type ProbeResult, type Report } from '../model.js';
 import { oneLine } from '../../boundary/text.js';
 import { describeChange } from '../summary.js';
+import { EVERY_PROBE, rowAsResult } from '../view.js';
 
 // Under nodenext the default import is the module namespace in some loaders and the builder in others.
 const root = ((junit as unknown as { default?: Builder }).default ?? junit) as Builder;
@@ -28,9 +29,13 @@ export function cdata(text: string): string {
  */
 export function renderJunit(report: Report): string {
   const builder = root.newBuilder().name('chatprobe');
-  const suites: { id: string; props: [string, string][] }[] = [];
+  const suites: { id: string; props: [string, string][]; row?: ProbeResult }[] = [];
   if (report.results.some((r) => r.model === ENDPOINT)) suites.push({ id: ENDPOINT, props: [['scope', 'endpoint']] });
-  for (const m of report.models) suites.push({ id: m.id, props: [['listed', String(m.listed)], ...(m.cause ? [['cause', m.cause] as [string, string]] : [])] });
+  for (const m of report.models) {
+    // A row that was not probed is one test case, not one per probe.
+    const row = rowAsResult(m, EVERY_PROBE);
+    suites.push({ id: m.id, props: [['listed', String(m.listed)], ...(m.cause ? [['cause', m.cause] as [string, string]] : [])], ...(row ? { row } : {}) });
+  }
   const byModel = new Map<string, ProbeResult[]>();
   for (const r of report.results) {
     const list = byModel.get(r.model);
@@ -40,7 +45,7 @@ export function renderJunit(report: Report): string {
   for (const model of suites) {
     const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : oneLine(model.id));
     for (const [k, v] of model.props) suite.property(k, v);
-    for (const r of byModel.get(model.id) ?? []) {
+    for (const r of model.row ? [model.row] : (byModel.get(model.id) ?? [])) {
       const tc = suite
         .testCase()
         .className(junitClassName(model.id))
