@@ -11,6 +11,7 @@ import { loadProfile } from '../src/reference/profiles.js';
 import { startReferenceServer } from '../src/reference/server.js';
 import type { Report } from '../src/report/model.js';
 import { renderJunit } from '../src/report/writers/junit.js';
+import { Boundary } from '../src/boundary/boundary.js';
 import { renderMatrix } from '../src/report/writers/markdown.js';
 import { assembleStream } from '../src/spec/stream.js';
 import { PROBES } from '../suites/index.js';
@@ -128,7 +129,16 @@ async function benchWriters(): Promise<Row> {
   return { name: `junit.xml + matrix.md for 100 models × ${PROBES.length} probes`, baseline: 'JSON.stringify of the report', oursMs: ours, baselineMs: baseline };
 }
 
-const rows = [await benchSse(), await benchWriters(), await benchAudit()];
+/** The output boundary over a whole report (every string redacted for a 41-character key, shown, bounded). */
+async function benchBoundary(): Promise<Row> {
+  const report = bigReport(100);
+  const boundary = Boundary.of(['sk-proj-Q7vT2mX9pL4wR8nK3jH6bF1cZ5yD0aE']);
+  const ours = await time(() => JSON.stringify(boundary.report(report), null, 2));
+  const baseline = await time(() => JSON.stringify(report, null, 2));
+  return { name: `report.json through the output boundary, 100 models`, baseline: 'JSON.stringify of the report', oursMs: ours, baselineMs: baseline };
+}
+
+const rows = [await benchSse(), await benchWriters(), await benchBoundary(), await benchAudit()];
 const pad = (s: string, n: number) => s.padEnd(n);
 console.log(`${pad('benchmark', 62)} ${pad('ours', 10)} ${pad('baseline', 10)} ratio  (baseline)`);
 for (const r of rows) {
