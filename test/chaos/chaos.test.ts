@@ -83,10 +83,10 @@ describe('an audit of a hostile server', () => {
     // Every cell is a result, or belongs to a row that was not probed (one line for the row).
     const rows = report.models.filter((m) => m.notRun);
     expect(rows.length).toBeGreaterThan(0);
-    expect(report.results.length + rows.length * modelProbes).toBe(ids.length * modelProbes + endpointProbes);
+    expect(report.results.length + rows.length * modelProbes, rows.map((m) => `${m.id}: ${m.notRun!.observed}`).join('\n').slice(0, 3000)).toBe(ids.length * modelProbes + endpointProbes);
     for (const m of rows) expect(report.results.some((r) => r.model === m.id), m.id).toBe(false);
     for (const r of report.results) expect(r.observed.length, `${r.model} ${r.probe}`).toBeGreaterThan(0);
-    expect(report.maxDurationReached ?? false).toBe(false);
+    expect(report.maxDurationReached ?? false, run.stderr.slice(-1500)).toBe(false);
     expect(report.durationMs).toBeLessThan(MAX_DURATION_S * 1000);
     const trace = files['reports/trace.jsonl']!.trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
     expect(trace).toHaveLength(report.calls);
