@@ -68,9 +68,10 @@ export class Boundary {
   }
 
   /**
-   * Text for a terminal or a CI log: secrets removed; every control character but our own colours (SGR),
-   * line erase and the carriage return before it shown as an escape; no line a CI runner would read as a
-   * workflow command (`::error::…`, `::add-mask::…`, `##[…]`): only annotations we build may be that.
+   * Text for a terminal or a CI log: secrets removed; every control character but the colours we paint
+   * with shown as an escape (no carriage return, no concealed text, no cursor moves: see `progress` for
+   * the one line we redraw); no line a CI runner would read as a workflow command (`::error::…`,
+   * `::add-mask::…`, `##[…]`, after any whitespace the runner trims): only annotations we build may be that.
    */
   terminal(text: string): string {
     const plain = this.redact(text).replace(TERMINAL_CONTROL, (m) => (m.length > 1 ? m : showControls(m)));
@@ -78,9 +79,13 @@ export class Boundary {
   }
 }
 
-/** Our own escape sequences (colour, erase line after a carriage return) first, so they are kept whole. */
-const TERMINAL_CONTROL = /\x1b\[[0-9;]*m|\r\x1b\[2K|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-const WORKFLOW_COMMAND = /^([ \t]*):(?=:)/gm;
+/**
+ * The colours and weights picocolors paints with (bold, dim, red, green, yellow, gray and their resets),
+ * kept whole; any other control character, ours or not, becomes a visible escape.
+ */
+const TERMINAL_CONTROL = /\x1b\[(?:0|1|2|22|31|32|33|39|90)m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
+/** .NET's TrimStart, which the GitHub runner applies before looking for "::", trims all of these. */
+const WORKFLOW_COMMAND = /^([\s\u0085\u180e]*):(?=:)/gm;
 
 function walk(value: unknown, b: Boundary, limits: Limits, depth: number): unknown {
   if (typeof value === 'string') return b.text(value, limits.string);

@@ -34,32 +34,88 @@ export interface Secret {
 
 export interface Redactor {
   redact: Redact;
-  /** Labels of secrets too short to search for (warned about once). */
+  /** Labels of secrets too short to be searched for (warned about once). */
   refused: string[];
 }
 
-const hex = (c: string, upper: boolean) => {
-  const h = c.charCodeAt(0).toString(16).padStart(4, '0');
-  return `\\u${upper ? h.toUpperCase() : h}`;
-};
+/**
+ * How a secret can be written so that a reader, or one decoding step, gets it back: escapes (JSON `\u0073`
+ * in any case and any mix, `\"`, `\\`, `\/`; URL `%73`; HTML `&#115;`, `&#x73;`, `&quot;` …), characters
+ * that render as nothing (soft hyphen, zero-width joiners, the BOM), and letter case (a header name or a
+ * content type lowercased on the way). Secrets are searched for in a shadow of the text with all of that
+ * undone, and each match is mapped back to the whole span of the original that produced it, so a
+ * replacement never splits an escape and the structure around it (JSON, XML) stays valid.
+ */
+const ENCODED = /\\u[0-9a-fA-F]{4}|\\["\\/]|%[0-7][0-9a-fA-F]|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:quot|amp|lt|gt|apos);|[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufe00-\ufe0f\ufeff]/g;
+const ANY_ENCODED = new RegExp(ENCODED.source);
+const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&lt;': '<', '&gt;': '>', '&apos;': "'" };
 
-/** The ways a run of secret characters can be written in text a server sends or we write. */
-function encodings(window: string): string[] {
-  const out = new Set<string>([window, JSON.stringify(window).slice(1, -1)]);
-  try {
-    out.add(encodeURIComponent(window));
-  } catch {
-    // A lone surrogate has no URL encoding.
+function decodeUnit(unit: string): string {
+  if (unit.startsWith('\\u')) return String.fromCharCode(parseInt(unit.slice(2), 16));
+  if (unit.startsWith('\\')) return unit.slice(1);
+  if (unit.startsWith('%')) return String.fromCharCode(parseInt(unit.slice(1), 16));
+  if (unit.startsWith('&#x') || unit.startsWith('&#X')) return safeCodePoint(parseInt(unit.slice(3, -1), 16));
+  if (unit.startsWith('&#')) return safeCodePoint(parseInt(unit.slice(2, -1), 10));
+  if (unit.startsWith('&')) return ENTITIES[unit] ?? unit;
+  return ''; // an invisible character
+}
+
+const safeCodePoint = (n: number) => (n <= 0x10ffff ? String.fromCodePoint(n) : '');
+
+/** Texts are searched in pieces of this many characters (overlapping), so a 15 MB report needs no 15 MB index. */
+const PIECE = 256 * 1024;
+/** Longest way to write one fragment: 8 characters as `&#1114111;` each, with invisibles between. */
+const OVERLAP = 1024;
+
+/** Where the secrets are in text[from, to): spans in the text's own coordinates. */
+function spansIn(text: string, from: number, to: number, needles: readonly string[], out: [number, number][]): void {
+  // The common case: nothing encoded, nothing invisible, lower case the same length: the shadow is the text.
+  const piece = text.slice(from, to);
+  const lower = piece.toLowerCase();
+  if (lower.length === piece.length && !ANY_ENCODED.test(piece)) {
+    for (const needle of needles) {
+      for (let i = lower.indexOf(needle); i !== -1; i = lower.indexOf(needle, i + 1)) out.push([from + i, from + i + needle.length]);
+    }
+    return;
   }
-  out.add([...window].map((c) => hex(c, false)).join(''));
-  out.add([...window].map((c) => hex(c, true)).join(''));
-  return [...out];
+  const shadow: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  let at = from;
+  const push = (s: string, start: number, end: number) => {
+    for (const c of s.toLowerCase()) {
+      shadow.push(c);
+      starts.push(start);
+      ends.push(end);
+    }
+  };
+  ENCODED.lastIndex = from;
+  for (let m = ENCODED.exec(text); m && m.index < to; m = ENCODED.exec(text)) {
+    for (let i = at; i < m.index; i++) push(text[i]!, i, i + 1);
+    push(decodeUnit(m[0]), m.index, m.index + m[0].length);
+    at = m.index + m[0].length;
+  }
+  for (let i = at; i < to; i++) push(text[i]!, i, i + 1);
+  const flat = shadow.join('');
+  // A character whose lower case is longer (İ) shifts the shadow; the per-character arrays keep the map exact.
+  if (flat.length !== starts.length) return spansSlow(shadow, starts, ends, needles, out);
+  for (const needle of needles) {
+    for (let i = flat.indexOf(needle); i !== -1; i = flat.indexOf(needle, i + 1)) out.push([starts[i]!, ends[i + needle.length - 1]!]);
+  }
+}
+
+function spansSlow(shadow: string[], starts: number[], ends: number[], needles: readonly string[], out: [number, number][]): void {
+  for (const needle of needles) {
+    const chars = [...needle];
+    for (let i = 0; i + chars.length <= shadow.length; i++) {
+      if (chars.every((c, k) => shadow[i + k] === c)) out.push([starts[i]!, ends[i + chars.length - 1]!]);
+    }
+  }
 }
 
 /**
- * Replaces every occurrence of a secret, and of any FRAGMENT_LENGTH-character run of one, in its plain, JSON,
- * URL and \u-escaped forms. Overlapping matches merge into one [REDACTED], so a whole key becomes one marker
- * and a cut key loses every part long enough to matter. Linear in the text per needle (indexOf).
+ * Replaces every occurrence of a secret, and of any FRAGMENT_LENGTH-character run of one, however it is
+ * written (see ENCODED), with one [REDACTED] per merged span. Linear in the text per needle.
  */
 export function createRedactor(secrets: Iterable<Secret | string | undefined>): Redactor {
   const needles = new Set<string>();
@@ -71,18 +127,15 @@ export function createRedactor(secrets: Iterable<Secret | string | undefined>): 
       refused.push(label);
       continue;
     }
-    for (let i = 0; i + FRAGMENT_LENGTH <= value.length; i++) {
-      for (const e of encodings(value.slice(i, i + FRAGMENT_LENGTH))) needles.add(e);
-    }
+    const lower = value.toLowerCase();
+    for (let i = 0; i + FRAGMENT_LENGTH <= lower.length; i++) needles.add(lower.slice(i, i + FRAGMENT_LENGTH));
   }
   const list = [...needles];
   if (list.length === 0) return { redact: (text) => text, refused };
   const redact: Redact = (text) => {
     if (text.length < FRAGMENT_LENGTH) return text;
     const spans: [number, number][] = [];
-    for (const needle of list) {
-      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + 1)) spans.push([at, at + needle.length]);
-    }
+    for (let from = 0; from < text.length; from += PIECE) spansIn(text, Math.max(0, from - (from > 0 ? OVERLAP : 0)), Math.min(text.length, from + PIECE), list, spans);
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0]);
     let out = '';

@@ -17,7 +17,7 @@ import { ensureDir, writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
-import { command, err, guardSecrets, out } from './output.js';
+import { command, err, guardSecrets, out, progress } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -90,13 +90,13 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
         onResult: (r, done, total) => {
           if (options.quiet) return;
           const line = progressLine(boundary.clean(r), done, total);
-          if (tty) err(`\r\x1b[2K${[...line].slice(0, (process.stderr.columns || 100) - 1).join('')}`);
+          if (tty) progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));
           else err(`${line}\n`);
         },
       },
       controller.signal,
     );
-    if (tty && !options.quiet) err('\r\x1b[2K');
+    if (tty && !options.quiet) progress('');
     // Past this line only the report that crossed the output boundary is used.
     const report = boundary.report(run.report);
     const written = await writeReports(report, boundary.trace(run.trace), options.out, boundary);

@@ -50,7 +50,7 @@ export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.
     return failing.length > 0 ? EXIT.failed : EXIT.ok;
   } catch (e) {
     if (e instanceof CannotTestError) {
-      out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${e.advice}\n` : ''}`);
+      out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${oneLine(e.advice)}\n` : ''}`);
       return EXIT.cannotTest;
     }
     throw e;

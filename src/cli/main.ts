@@ -10,6 +10,7 @@ import { EXIT } from './exit.js';
 import { mergeCommand } from './merge.js';
 import { pickFlags, yargsOptionsFrom } from './flags.js';
 import { err } from './output.js';
+import { oneLine } from '../boundary/text.js';
 import { probesCommand } from './probes.js';
 import { serveCommand } from './serve.js';
 
@@ -122,7 +123,7 @@ main(hideBin(process.argv)).then(
       process.exitCode = EXIT.cannotTest;
       return;
     }
-    err(`chatprobe: ${(e as Error)?.message ?? String(e)}\n`);
+    err(`chatprobe: ${oneLine((e as Error)?.message ?? String(e))}\n`);
     process.exitCode = EXIT.cannotTest;
   },
 );

@@ -1,4 +1,5 @@
 import { Boundary } from '../boundary/boundary.js';
+import { oneLine } from '../boundary/text.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
 import { writeReports } from '../report/write.js';
@@ -26,7 +27,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     return summarise(report).exitCode;
   } catch (e) {
     if (e instanceof CannotTestError) {
-      err(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`);
+      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
       return EXIT.cannotTest;
     }
     throw e;

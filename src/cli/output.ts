@@ -30,6 +30,11 @@ export function err(text: string): void {
   process.stderr.write(boundary.terminal(text));
 }
 
+/** The one line a TTY redraws in place (progress): carriage return and erase, then the line, cleaned. */
+export function progress(line: string): void {
+  process.stderr.write(`\r\x1b[2K${boundary.terminal(line)}`);
+}
+
 /** A GitHub workflow command we built (an annotation), on stdout or stderr: redacted, nothing else changed. */
 export function command(line: string, stream: 'out' | 'err'): void {
   if (!/^::(error|warning|notice)( [^\n]*)?::[^\n]*$/.test(line)) throw new Error(`not a workflow command line: ${line.slice(0, 40)}`);

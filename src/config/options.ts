@@ -104,7 +104,8 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     const colon = h.indexOf(':');
     const name = colon > 0 ? h.slice(0, colon).trim() : '';
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      throw new CannotTestError(`invalid --header "${colon > 0 ? name : h.slice(0, 20)}": expected "Name: value"`);
+      // Without a colon the whole text may be a value: it is not echoed.
+      throw new CannotTestError(colon > 0 ? `invalid --header "${name}": expected "Name: value"` : 'invalid --header: expected "Name: value" (no colon found; the text is not shown, it may hold a secret)');
     }
     const value = h.slice(colon + 1).trim();
     if (name.toLowerCase() === 'authorization') {
@@ -165,7 +166,8 @@ export function normaliseBaseUrl(input: string | undefined, secrets: Secret[]): 
   try {
     url = new URL(input);
   } catch {
-    throw new CannotTestError(`invalid base URL "${input.slice(0, 80)}"`, 'expected an http(s) URL ending in /v1, e.g. https://host/v1');
+    // Credentials in a URL that does not parse are still credentials: the part before an @ is not shown.
+    throw new CannotTestError(`invalid base URL "${input.replace(/^([^:/]*:\/\/)?[^/]*@/, '$1***@').slice(0, 80)}"`, 'expected an http(s) URL ending in /v1, e.g. https://host/v1');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new CannotTestError(`invalid base URL: ${url.protocol} is not http or https`);

@@ -33,6 +33,42 @@ describe('redaction', () => {
     }
   });
 
+  it('removes the key however a server writes it: mixed escapes, any case, percent or HTML encoded, invisible characters inside', () => {
+    const every = (n: number, enc: (c: string) => string) => [...KEY].map((c, i) => (i % n === 0 ? enc(c) : c)).join('');
+    const hex = (c: string) => c.charCodeAt(0).toString(16).padStart(4, '0');
+    const forms = {
+      percentAll: [...KEY].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(''),
+      uEvery7: every(7, (c) => `\\u${hex(c)}`),
+      uMixedCase: [...KEY].map((c, i) => `\\u${i % 2 ? hex(c).toUpperCase() : hex(c)}`).join(''),
+      percentEvery7: every(7, (c) => `%${c.charCodeAt(0).toString(16)}`),
+      htmlEntities: every(3, (c) => (c.charCodeAt(0) % 2 ? `&#${c.charCodeAt(0)};` : `&#x${c.charCodeAt(0).toString(16)};`)),
+      softHyphens: [...KEY].join('\u00ad'),
+      joiners: [...KEY].join('\u200d'),
+      graphemeJoiners: [...KEY].join('\u034f'),
+      lowerCase: KEY.toLowerCase(),
+      upperCase: KEY.toUpperCase(),
+    };
+    for (const [name, form] of Object.entries(forms)) {
+      expect(redact(`said ${form} here`), name).toBe(`said ${REDACTED} here`);
+    }
+  });
+
+  it('replaces whole escapes only, so rendered JSON and XML stay well-formed', () => {
+    const key = 'sk-"quoted"&<amp>-1234567890';
+    const r = createRedactor([key]).redact;
+    const json = JSON.stringify({ a: `x ${key} y`, b: ['z', key] });
+    expect(JSON.parse(r(json))).toEqual({ a: `x ${REDACTED} y`, b: ['z', REDACTED] });
+    const xml = `<a title="${key.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}">t</a>`;
+    expect(r(xml)).toBe(`<a title="${REDACTED}">t</a>`);
+  });
+
+  it('finds a key in a text of any size, across the pieces it is read in', () => {
+    const big = `${'a'.repeat(256 * 1024 - 5)}${KEY}${'b'.repeat(300_000)}\u00ad${KEY.slice(0, 20)}`;
+    const out = redact(big);
+    expect(fragmentsIn(out)).toEqual([]);
+    expect(out.split(REDACTED)).toHaveLength(3);
+  });
+
   it('removes any cut of the key long enough to matter, at every cut position and every context length', () => {
     for (let context = 0; context <= 200; context++) {
       const pad = 'x'.repeat(context);
@@ -120,13 +156,18 @@ describe('Boundary', () => {
   });
 
   it('lets no line of terminal output start a workflow command, and keeps only our own colours', () => {
-    const text = 'ok\n::error title=x::injected\n  ::add-mask::abc\nsee ##[error]x\n\x1b[32mgreen\x1b[39m \x1b]8;;http://e/\x07link\r\x1b[2Kline';
+    const text =
+      'ok\n::error title=x::injected\n  ::add-mask::abc\n\u00a0::error::nbsp\n\u3000\u2003::warning::wide\nsee ##[error]x\n' +
+      '\x1b[32mgreen\x1b[39m \x1b]8;;http://e/\x07link \x1b[8mconcealed\x1b[0m\r\x1b[2Kforged line';
     const out = b.terminal(text);
-    expect(out.split('\n').filter((l) => /^\s*::/.test(l))).toEqual([]);
+    // What the runner sees after .NET's TrimStart, which trims every Unicode space.
+    expect(out.split('\n').filter((l) => /^[\s\u0085]*::/.test(l))).toEqual([]);
     expect(out).not.toContain('##[');
     expect(out).toContain('\x1b[32mgreen\x1b[39m');
     expect(out).toContain('\\x1b]8;;http://e/\\x07link');
-    expect(out).toContain('\r\x1b[2Kline');
+    expect(out).toContain('\\x1b[8mconcealed');
+    expect(out).not.toContain('\r');
+    expect(out).toContain('\\x0d\\x1b[2Kforged line');
   });
 });
 
@@ -140,6 +181,7 @@ describe('writers with hostile text', () => {
     '<script>alert(1)</script>',
     'a|b',
     'see https://evil.example/x and www.evil.example and x@evil.example, $x^2$ `code` *em* [l](http://e)',
+    'verify-your-key@evil.example or xmpp:a@evil.example/x',
   ];
 
   it('Markdown: server text renders as the text it is, with no image, link, HTML or formatting', () => {

@@ -14,7 +14,9 @@ export function escapeText(text: string): string {
   return oneLine(text)
     .replace(/[\\`*_{}[\]()#!|<>~@&$]/g, '\\$&')
     .replace(/:(?=\/\/)/g, '\\:')
-    .replace(/(www)\./gi, '$1\\.');
+    .replace(/(www)\./gi, '$1\\.')
+    // cmark-gfm links e-mail addresses after parsing, escaped or not: a word joiner after the @ breaks the address.
+    .replace(/@/g, '@\u2060');
 }
 
 const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression**', improvement: ' ⬆ improvement' };
