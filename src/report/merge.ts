@@ -33,6 +33,41 @@ export async function readRunFiles(dir: string): Promise<RunFiles> {
 }
 
 /**
+ * The shards given must be one plan, whole: the same n and model list, each index 1..n once, and every
+ * model of the list in some shard. A merge that drops a third of the models must not pass as a full run.
+ */
+export function checkComplete(runs: readonly RunFiles[]): void {
+  const sharded = runs.filter((r) => r.report.shard);
+  if (sharded.length === 0) return;
+  if (sharded.length !== runs.length) {
+    const plain = runs.find((r) => !r.report.shard)!;
+    throw new CannotTestError(`${plain.dir} is not a shard report (no --shard), the others are`, 'merge the shard reports of one run only');
+  }
+  const { count, allModels } = sharded[0]!.report.shard!;
+  for (const { dir, report } of sharded) {
+    const s = report.shard!;
+    if (s.count !== count || JSON.stringify(s.allModels) !== JSON.stringify(allModels)) {
+      throw new CannotTestError(`${dir} is shard ${s.index}/${s.count} of another plan than ${sharded[0]!.dir} (${count} shards of ${allModels.length} models)`, 'merge the shards of one run only');
+    }
+  }
+  const seen = new Map<number, string>();
+  for (const { dir, report } of sharded) {
+    const i = report.shard!.index;
+    if (seen.has(i)) throw new CannotTestError(`shard ${i}/${count} is given twice: ${seen.get(i)} and ${dir}`, 'merge each shard once');
+    seen.set(i, dir);
+  }
+  const missing = Array.from({ length: count }, (_, k) => k + 1).filter((i) => !seen.has(i));
+  const present = new Set(sharded.flatMap((r) => r.report.models.map((m) => m.id)));
+  const absent = allModels.filter((id) => !present.has(id));
+  if (missing.length > 0 || absent.length > 0) {
+    const parts = [];
+    if (missing.length > 0) parts.push(`shard(s) ${missing.map((i) => `${i}/${count}`).join(', ')} missing`);
+    if (absent.length > 0) parts.push(`${absent.length} of ${allModels.length} model(s) in no shard: ${absent.slice(0, 10).join(', ')}${absent.length > 10 ? ', …' : ''}`);
+    throw new CannotTestError(`incomplete merge: ${parts.join('; ')}`, 'pass every shard folder of the run (chatprobe --shard i/n writes one each)');
+  }
+}
+
+/**
  * Shard reports (or any reports of one target) as the single report a full run would have written:
  * models in the plan's order, probes in catalogue order, results sorted the same way, times spanning all.
  */
@@ -46,6 +81,7 @@ export function mergeRuns(given: readonly RunFiles[]): { report: Report; trace: 
       throw new CannotTestError(`${dir} audited ${report.target.baseUrl}, not ${first.target.baseUrl}`, 'merge only the shards of one run');
     }
   }
+  checkComplete(runs);
   const order = first.shard?.allModels ?? [];
   const models = new Map<string, Report['models'][number]>();
   for (const { report } of runs) for (const m of report.models) if (!models.has(m.id)) models.set(m.id, m);

@@ -161,6 +161,18 @@ describe('shards and merge', () => {
     const table = async (d: string) => (await readFile(join(dir, d, 'matrix.md'), 'utf8')).split('\n').filter((l) => l.startsWith('| `'));
     expect((await table('merged')).filter((l) => !l.includes(' ms |'))).toEqual((await table('full')).filter((l) => !l.includes(' ms |')));
     expect((await readTrace(join(dir, 'merged'))).length).toBe(joined.calls);
+
+    // Shards 1 and 3 of 3 are not a run: exit 2, naming the shard and the models missing.
+    const partial = await runCli(['merge', join(dir, 's1'), join(dir, 's3'), '--out', join(dir, 'partial')]);
+    expect(partial.code, partial.stderr).toBe(2);
+    expect(partial.stderr).toContain('incomplete merge: shard(s) 2/3 missing');
+    for (const id of shardModels[1]!) expect(partial.stderr).toContain(id);
+    const twice = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's2'), join(dir, 's3'), '--out', join(dir, 'twice')]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain('shard 2/3 is given twice');
+    const mixed = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), join(dir, 'full'), '--out', join(dir, 'mixed')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('is not a shard report');
   });
 
   it('refuses to merge reports of different targets', async () => {
