@@ -13,7 +13,7 @@ import { summarise } from '../report/summary.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
-import { ensureDir, writeReports } from '../report/write.js';
+import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, progressLine, renderConsole } from '../report/writers/console.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
@@ -66,12 +66,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
     }
-    // A folder that cannot be written fails before a single request is paid for.
-    try {
-      await ensureDir(options.out);
-    } catch (e) {
-      throw new CannotTestError(`cannot create the output folder ${options.out}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'pass a writable --out');
-    }
+    // A path that cannot be written fails before a single request is paid for.
+    await checkOutputs({
+      out: options.out,
+      ...(options.updateBaseline ? { baseline: options.baseline ?? DEFAULT_BASELINE } : {}),
+      ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
+    });
     const run = await runAudit(
       options,
       PROBES,

@@ -1,4 +1,5 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { access, appendFile, constants, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { CannotTestError } from '../engine/errors.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
@@ -26,6 +27,51 @@ export async function ensureDir(dir: string): Promise<void> {
       await mkdir(level);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/** Why `path` cannot be written by this process, or undefined when it can: tried, not guessed. */
+async function unwritableFolder(dir: string): Promise<string | undefined> {
+  try {
+    if (!(await stat(dir)).isDirectory()) return 'it is not a folder';
+    const probe = join(dir, `.chatprobe-${process.pid}.probe`);
+    await writeFile(probe, '');
+    await unlink(probe);
+    return undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+  }
+}
+
+/**
+ * Every path a run will write, checked before the first request is paid for: the reports folder (created
+ * if missing), the baseline it will rewrite, the step summary it will append to. Throws CannotTestError
+ * (exit 2) naming the path and the reason.
+ */
+export async function checkOutputs(paths: { out: string; baseline?: string; summary?: string }): Promise<void> {
+  const refuse = (what: string, path: string, why: string, hint: string): never => {
+    throw new CannotTestError(`cannot write ${what} ${path}: ${why}`, hint);
+  };
+  try {
+    await ensureDir(paths.out);
+  } catch (e) {
+    refuse('the reports to', paths.out, (e as NodeJS.ErrnoException).code ?? (e as Error).message, 'pass a writable --out');
+  }
+  const outWhy = await unwritableFolder(paths.out);
+  if (outWhy) refuse('the reports to', paths.out, outWhy, 'pass a writable folder as --out');
+  if (paths.baseline) {
+    const target = paths.baseline;
+    const info = await stat(target).catch(() => undefined);
+    if (info?.isDirectory()) refuse('the baseline', target, 'it is a folder', 'pass a file path as --baseline');
+    const why = info ? await access(target, constants.W_OK).then(() => undefined, (e: NodeJS.ErrnoException) => e.code ?? e.message) : await unwritableFolder(dirname(resolve(target)));
+    if (why) refuse('the baseline', target, why === 'ENOENT' ? 'its folder does not exist' : why, 'create the folder, or pass another --baseline');
+  }
+  if (paths.summary) {
+    try {
+      await appendFile(paths.summary, '');
+    } catch (e) {
+      refuse('the step summary', paths.summary, (e as NodeJS.ErrnoException).code ?? (e as Error).message, 'check $GITHUB_STEP_SUMMARY');
     }
   }
 }

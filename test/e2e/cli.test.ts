@@ -97,16 +97,6 @@ describe('chatprobe CLI', () => {
     expect(run.stderr).toContain('does not end in /v1');
   });
 
-  it('exits 2 before sending anything when --out cannot be created', async () => {
-    const dir = await tempDir();
-    await writeFile(join(dir, 'file'), 'not a folder');
-    const before = server.received.length;
-    const run = await runCli(['--base-url', server.url, '--out', join(dir, 'file', 'reports')], { OPENAI_API_KEY: KEY });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('cannot create the output folder');
-    expect(server.received.length).toBe(before);
-  });
-
   it('exits 2 on 401 from /models with the token advice', async () => {
     const run = await runCli(['--base-url', server.url, '--out', await tempDir()], { OPENAI_API_KEY: 'nope' });
     expect(run.code).toBe(2);
