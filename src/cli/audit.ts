@@ -115,7 +115,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       err('the baseline was not rewritten: this run did not finish\n');
     } else if (options.updateBaseline) {
       const path = options.baseline ?? DEFAULT_BASELINE;
-      await writeBaseline(path, baselineFrom(report, run.baseline));
+      const next = baselineFrom(report, run.baseline);
+      await writeBaseline(path, next);
+      const { kept, none } = next.heldBack;
+      if (kept + none > 0) {
+        say(`${kept + none} error cell(s) not stored as expected: ${kept} keep their previous expectation, ${none} have none (an error is never the norm)\n`);
+      }
       say(`baseline written: ${displayPath(path)}\n`);
     }
     if (written.failed.length > 0) return EXIT.failed;

@@ -115,7 +115,7 @@ export async function runAudit(
   const startedAt = new Date();
   const t0 = performance.now();
   // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
-  const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline) : undefined;
+  const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, probes.map((p) => p.id)) : undefined;
   // --max-duration ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which.
   const deadline = options.maxDurationMs ? AbortSignal.timeout(options.maxDurationMs) : undefined;
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);

@@ -16,7 +16,11 @@ export type Baseline = z.infer<typeof Baseline>;
 
 export const DEFAULT_BASELINE = 'chatprobe.baseline.json';
 
-export function loadBaseline(path: string): Baseline {
+/**
+ * Reads and validates a baseline. With `probes`, a cell naming a probe that does not exist (renamed, or a
+ * typo) is refused with the valid ids listed: a cell that can never match would never fail.
+ */
+export function loadBaseline(path: string, probes?: readonly string[]): Baseline {
   if (!existsSync(path)) throw new CannotTestError(`baseline ${path} does not exist`, 'create it with --update-baseline');
   let raw: unknown;
   try {
@@ -27,7 +31,16 @@ export function loadBaseline(path: string): Baseline {
   const parsed = Baseline.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new CannotTestError(`invalid baseline ${path} at ${issue.path.join('.') || 'top level'}: ${issue.message}`);
+    const where = issue.path.join('.') || 'top level';
+    const verdictHint = issue.path.length >= 3 ? ` (valid verdicts: ${Verdict.options.join(', ')})` : '';
+    throw new CannotTestError(`invalid baseline ${path} at ${where}: ${issue.message}${verdictHint}`);
+  }
+  if (probes) {
+    const known = new Set(probes);
+    const unknown = [...new Set(Object.values(parsed.data.cells).flatMap((cells) => Object.keys(cells)))].filter((p) => !known.has(p));
+    if (unknown.length > 0) {
+      throw new CannotTestError(`invalid baseline ${path}: unknown probe(s) ${unknown.join(', ')}`, `valid probes: ${[...known].join(', ')}`);
+    }
   }
   return parsed.data;
 }
@@ -38,11 +51,21 @@ export function expectedVerdicts(b: Baseline | undefined, model: string, probe: 
   return Array.isArray(cell) ? cell : [cell];
 }
 
-/** The baseline a run leaves: its verdicts, keeping a flaky set that still contains the verdict seen. */
-export function baselineFrom(report: Report, previous?: Baseline): Baseline {
+/**
+ * The baseline a run leaves: its verdicts, keeping a flaky set that still contains the verdict seen. An
+ * `error` is never stored as expected (a gateway with 5 of 7 models down must not become the norm): the
+ * cell keeps its previous expectation, or has none; `heldBack` counts those cells for the user.
+ */
+export function baselineFrom(report: Report, previous?: Baseline): Baseline & { heldBack: { kept: number; none: number } } {
   const cells: Baseline['cells'] = {};
+  const heldBack = { kept: 0, none: 0 };
   for (const r of report.results) {
     const before = expectedVerdicts(previous, r.model, r.probe);
+    if (r.verdict === 'error') {
+      if (before) (cells[r.model] ??= {})[r.probe] = before.length > 1 ? before : before[0]!;
+      heldBack[before ? 'kept' : 'none']++;
+      continue;
+    }
     (cells[r.model] ??= {})[r.probe] = before && before.length > 1 && before.includes(r.verdict) ? before : r.verdict;
   }
   // A row that was not probed says nothing new about its cells: the previous expectations stay.
@@ -50,9 +73,9 @@ export function baselineFrom(report: Report, previous?: Baseline): Baseline {
     const kept = m.notRun ? previous?.cells[m.id] : undefined;
     if (kept) cells[m.id] = { ...kept };
   }
-  return { schemaVersion: 1, cells };
+  return { schemaVersion: 1, cells, heldBack };
 }
 
 export async function writeBaseline(path: string, baseline: Baseline): Promise<void> {
-  await writeFile(path, `${JSON.stringify(baseline, null, 2)}\n`, 'utf8');
+  await writeFile(path, `${JSON.stringify({ schemaVersion: baseline.schemaVersion, cells: baseline.cells }, null, 2)}\n`, 'utf8');
 }

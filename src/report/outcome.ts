@@ -20,7 +20,8 @@ const RANK: Record<Verdict, number> = {
  *   could not be tested for a reason outside chatprobe, fails.
  * - With one, a verdict in the expected set passes, a better one passes as an improvement, and anything
  *   else is a regression.
- * - Inconclusive is skipped unless expected; our own bugs are errors.
+ * - Without a baseline, inconclusive is skipped; with one, it passes only where the expected set holds it.
+ *   Our own bugs are errors.
  */
 export function outcomeOf(verdict: Verdict, cause: Cause | undefined, expected?: readonly Verdict[]): { outcome: Outcome; comparison?: Comparison } {
   if (verdict === 'error' && cause === 'harness') return { outcome: 'errored' };
@@ -28,7 +29,9 @@ export function outcomeOf(verdict: Verdict, cause: Cause | undefined, expected?:
   if (verdict === 'error' && cause === 'interrupted') return { outcome: 'skipped' };
   if (expected) {
     if (expected.includes(verdict)) return { outcome: 'passed', comparison: 'expected' };
-    if (verdict === 'inconclusive') return { outcome: 'skipped', comparison: 'regression' };
+    // A decisive cell that can no longer be decided is a regression (a gateway that starts dropping
+    // temperature makes it inconclusive, not ignored); a flaky cell says so with a set holding inconclusive.
+    if (verdict === 'inconclusive') return { outcome: 'failed', comparison: 'regression' };
     if (RANK[verdict] > Math.max(...expected.map((v) => RANK[v]))) return { outcome: 'passed', comparison: 'improvement' };
     return { outcome: 'failed', comparison: 'regression' };
   }

@@ -287,3 +287,43 @@ describe('fail before spending', () => {
     expect(server.received.length - before).toBe(0);
   });
 });
+
+describe('baseline rules', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('stalling'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('never stores an error cell as expected, says so, and the next run still fails on it', async () => {
+    const dir = await tempDir();
+    const baseline = join(dir, 'b.json');
+    const args = ['--base-url', server.url, '--timeout', '2', '--probes', 'streaming.basic', 'streaming.done', 'chat.basic', '--baseline', baseline];
+    const first = await runCli([...args, '--out', join(dir, 'r1'), '--update-baseline'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/(\d+) error cell\(s\) not stored as expected: 0 keep their previous expectation, \1 have none/);
+    const saved = JSON.parse(await readFile(baseline, 'utf8')) as { cells: Record<string, Record<string, string>> };
+    expect(Object.values(saved.cells).flatMap((c) => Object.values(c))).not.toContain('error');
+    expect(saved.cells.stalls?.['chat.basic']).toBe('pass');
+    expect(saved.cells.stalls?.['streaming.basic']).toBeUndefined();
+
+    const next = await runCli([...args, '--out', join(dir, 'r2')], env);
+    expect(next.code).toBe(1);
+    const errors = (await readReport(join(dir, 'r2'))).results.filter((r) => r.verdict === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    for (const r of errors) expect(r).toMatchObject({ outcome: 'failed', comparison: 'new' });
+  });
+
+  it.each([
+    ['an unknown probe', { 'param.max_tokens': 'honoured' }, /unknown probe\(s\) param\.max_tokens[\s\S]*valid probes: .*parameters\.max_tokens/],
+    ['an unknown verdict', { 'chat.basic': 'passed' }, /valid verdicts: honoured, ignored, rejected, accepted, pass, warn, fail, inconclusive, error/],
+  ])('refuses a baseline naming %s, listing the valid values', async (_name, cells, reason) => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'b.json'), JSON.stringify({ schemaVersion: 1, cells: { stalls: cells } }));
+    const before = server.received.length;
+    const run = await runCli(['--base-url', server.url, '--baseline', join(dir, 'b.json'), '--out', join(dir, 'r')], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(reason);
+    expect(server.received.length - before).toBe(0);
+  });
+});

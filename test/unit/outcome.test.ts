@@ -21,10 +21,10 @@ describe('outcomeOf', () => {
     expect(outcomeOf('error', 'upstream', ['honoured'])).toEqual({ outcome: 'failed', comparison: 'regression' });
   });
 
-  it('accepts any verdict of a flaky set, and skips an unexpected inconclusive', () => {
+  it('accepts any verdict of a flaky set, and fails a decisive cell that fell to inconclusive', () => {
     expect(outcomeOf('inconclusive', undefined, ['honoured', 'inconclusive'])).toEqual({ outcome: 'passed', comparison: 'expected' });
     expect(outcomeOf('honoured', undefined, ['honoured', 'inconclusive'])).toEqual({ outcome: 'passed', comparison: 'expected' });
-    expect(outcomeOf('inconclusive', undefined, ['honoured'])).toEqual({ outcome: 'skipped', comparison: 'regression' });
+    expect(outcomeOf('inconclusive', undefined, ['honoured'])).toEqual({ outcome: 'failed', comparison: 'regression' });
     expect(outcomeOf('error', 'harness', ['honoured'])).toEqual({ outcome: 'errored' });
   });
 });
