@@ -117,6 +117,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       const path = options.baseline ?? DEFAULT_BASELINE;
       const next = baselineFrom(report, run.baseline);
       await writeBaseline(path, next);
+      for (const m of report.models.filter((x) => x.notRun?.comparison === 'missing')) {
+        say(`${oneLine(m.id)} is no longer listed: its baseline cells are kept (remove them from ${displayPath(path)} to accept that it is gone)\n`);
+      }
       const { kept, none } = next.heldBack;
       if (kept + none > 0) {
         say(`${kept + none} error cell(s) not stored as expected: ${kept} keep their previous expectation, ${none} have none (an error is never the norm)\n`);

@@ -13,6 +13,7 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
+import { matchAny } from './glob.js';
 import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled } from './requests.js';
@@ -291,6 +292,29 @@ export async function runAudit(
       if (s.caller.stalled) s.entry.stalled = s.caller.stalled;
       return s.entry;
     });
+    // A model the baseline expects that the listing no longer has is a regression, said once (shard 1 of a
+    // sharded run), among the models the run was asked for.
+    if (baseline && (!options.shard || options.shard.index === 1)) {
+      const planned = new Set(fullPlan.models.map((m) => m.id));
+      for (const id of Object.keys(baseline.cells)) {
+        if (id === ENDPOINT || planned.has(id) || (options.models.length > 0 && !matchAny(id, options.models))) continue;
+        const cells = Object.keys(baseline.cells[id]!).length;
+        models.push({
+          id,
+          listed: false,
+          cause: 'model_not_listed',
+          advice: 'the baseline expects this model and GET /models no longer lists it: restore it, or remove it from the baseline',
+          notRun: {
+            verdict: 'error',
+            outcome: 'failed',
+            comparison: 'missing',
+            cause: 'model_not_listed',
+            observed: `missing: the baseline expects ${cells} cell(s) of this model, and GET /models no longer lists it`,
+            evidence: [listing.callId],
+          },
+        });
+      }
+    }
     const modelOrder = new Map<string, number>([[ENDPOINT, -1], ...plan.models.map((m, i) => [m.id, i] as const)]);
     const probeOrder = new Map(plan.probes.map((p, i) => [p.id, i]));
     results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || probeOrder.get(a.probe)! - probeOrder.get(b.probe)!);

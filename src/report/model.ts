@@ -34,7 +34,8 @@ export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
 export type Outcome = z.infer<typeof Outcome>;
 
 /** A result against its baseline entry: as expected, worse, better, or a cell the baseline lacks. */
-export const Comparison = z.enum(['expected', 'regression', 'improvement', 'new']);
+/** `missing`: a model the baseline expects that GET /models no longer lists. */
+export const Comparison = z.enum(['expected', 'regression', 'improvement', 'new', 'missing']);
 export type Comparison = z.infer<typeof Comparison>;
 
 export const Finding = z.object({

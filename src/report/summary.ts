@@ -15,7 +15,7 @@ export interface Summary {
 export function summarise(report: Report): Summary {
   const results = gateResults(report);
   const outcomes: Record<Outcome, number> = { passed: 0, failed: 0, skipped: 0, errored: 0 };
-  const comparisons: Record<Comparison, number> = { expected: 0, regression: 0, improvement: 0, new: 0 };
+  const comparisons: Record<Comparison, number> = { expected: 0, regression: 0, improvement: 0, new: 0, missing: 0 };
   const verdicts: Partial<Record<Verdict, number>> = {};
   for (const r of results) {
     outcomes[r.outcome]++;
@@ -36,6 +36,8 @@ export function describeChange(r: ProbeResult): string {
       return `improvement: expected ${expected}, got ${r.verdict} (update the baseline)`;
     case 'new':
       return `new: not in the baseline, got ${r.verdict}`;
+    case 'missing':
+      return 'missing: the baseline expects this model, GET /models no longer lists it';
     default:
       return r.verdict;
   }

@@ -327,3 +327,39 @@ describe('baseline rules', () => {
     expect(server.received.length - before).toBe(0);
   });
 });
+
+describe('a baselined model the endpoint no longer lists', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('is a regression shown everywhere: console, matrix, JUnit (model_missing), step summary; the baseline keeps it', async () => {
+    const dir = await tempDir();
+    const baseline = join(dir, 'b.json');
+    const args = ['--base-url', server.url, '--probes', 'chat.basic', '--baseline', baseline];
+    expect((await runCli([...args, '--out', join(dir, 'r0'), '--update-baseline'], env)).code).toBe(0);
+    const saved = JSON.parse(await readFile(baseline, 'utf8')) as { cells: Record<string, Record<string, string>> };
+    saved.cells['gone-model'] = { 'chat.basic': 'pass', 'parameters.temperature': 'honoured' };
+    await writeFile(baseline, JSON.stringify(saved));
+
+    const summary = join(dir, 'summary.md');
+    const run = await runCli([...args, '--out', join(dir, 'r1')], { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    expect(run.code, run.stderr).toBe(1);
+    const report = await readReport(join(dir, 'r1'));
+    const gone = report.models.find((m) => m.id === 'gone-model')!;
+    expect(gone.notRun).toMatchObject({ comparison: 'missing', outcome: 'failed', cause: 'model_not_listed' });
+    expect(run.stdout).toContain('gone-model');
+    expect(run.stdout).toContain('1 model(s) missing');
+    expect(await readFile(join(dir, 'r1', 'matrix.md'), 'utf8')).toContain('1 model(s) missing');
+    expect(await readFile(summary, 'utf8')).toContain('gone-model');
+    const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(join(dir, 'r1', 'junit.xml'), 'utf8'));
+    const suites = [junit.testsuites.testsuite].flat() as { name: string; testcase: { failure?: { type: string } } }[];
+    expect(suites.find((s) => s.name === 'gone-model')?.testcase.failure?.type).toBe('model_missing');
+
+    const update = await runCli([...args, '--out', join(dir, 'r2'), '--update-baseline'], env);
+    expect(update.stderr).toContain('gone-model is no longer listed: its baseline cells are kept');
+    expect(JSON.parse(await readFile(baseline, 'utf8')).cells['gone-model']).toEqual({ 'chat.basic': 'pass', 'parameters.temperature': 'honoured' });
+  });
+});

@@ -67,7 +67,7 @@ export function renderConsole(report: Report, paint: Painter): string {
   );
   if (report.baseline) {
     lines.push(
-      `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new` +
+      `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}` +
         (report.baseline.updated ? '; rewritten from this run' : ''),
     );
   }

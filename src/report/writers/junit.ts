@@ -61,7 +61,7 @@ export function renderJunit(report: Report): string {
       if (r.expected) tc.property('expected', r.expected.join(' '));
       switch (r.outcome) {
         case 'failed':
-          tc.failure(oneLine(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`), 'regression');
+          tc.failure(oneLine(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`), r.comparison === 'missing' ? 'model_missing' : 'regression');
           break;
         case 'errored':
           tc.error(oneLine(r.observed), r.cause ?? 'harness');

@@ -55,7 +55,7 @@ export function renderMatrix(report: Report): string {
   out.push(
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
       (report.baseline
-        ? ` Against the baseline ${escapeText(report.baseline.path)}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new.` +
+        ? ` Against the baseline ${escapeText(report.baseline.path)}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}.` +
           (report.baseline.updated ? ' The baseline was rewritten from this run.' : '')
         : ''),
   );
