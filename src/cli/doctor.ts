@@ -50,7 +50,9 @@ export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.
     return failing.length > 0 ? EXIT.failed : EXIT.ok;
   } catch (e) {
     if (e instanceof CannotTestError) {
-      out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${oneLine(e.advice)}\n` : ''}`);
+      // --json prints JSON only, the failure included: a CI script parses it either way.
+      if (flags.json) out(`${JSON.stringify({ error: oneLine(e.message), ...(e.advice ? { advice: oneLine(e.advice) } : {}) }, null, 2)}\n`);
+      else out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${oneLine(e.advice)}\n` : ''}`);
       return EXIT.cannotTest;
     }
     throw e;

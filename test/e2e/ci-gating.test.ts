@@ -128,6 +128,15 @@ describe('a new-api gateway with a model for each cause', () => {
     const block = run.stdout.split('model gpt-4-32k')[1]!.split('model ')[0]!;
     expect(block.indexOf("✓ token's group can reach it")).toBeLessThan(block.indexOf('✗ quota left'));
   });
+
+  it('doctor --json prints JSON only, a failure to list the models included', async () => {
+    const ok = await runCli(['doctor', '--base-url', server.url, '--json'], env);
+    expect(ok.code).toBe(1);
+    expect(Array.isArray(JSON.parse(ok.stdout))).toBe(true);
+    const wrong = await runCli(['doctor', '--base-url', server.url, '--json'], { OPENAI_API_KEY: 'sk-wrong-key-for-doctor' });
+    expect(wrong.code).toBe(2);
+    expect(JSON.parse(wrong.stdout)).toMatchObject({ error: expect.stringContaining('401') });
+  });
 });
 
 describe('shards and merge', () => {
