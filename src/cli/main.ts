@@ -5,6 +5,7 @@ import { AuditFlags, DEFAULT_CONFIG } from '../config/options.js';
 import { PROFILE_NAMES } from '../reference/profiles.js';
 import { VERSION } from '../version.js';
 import { auditCommand, demoCommand } from './audit.js';
+import { compareCommand } from './compare.js';
 import { doctorCommand } from './doctor.js';
 import { EXIT } from './exit.js';
 import { mergeCommand } from './merge.js';
@@ -86,6 +87,18 @@ async function main(argv: string[]): Promise<number> {
           .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' }),
       async (args) => {
         code = await mergeCommand((args.dirs ?? []).map(String), { out: args.out, json: args.json, quiet: args.quiet }, process.env);
+      },
+    )
+    .command(
+      'compare <a> <b>',
+      'The cells that differ between two reports (report.json files or their folders); exit 1 when B is worse than A',
+      (y) =>
+        y
+          .positional('a', { type: 'string', describe: 'The reference report (production, the upstream, before)' })
+          .positional('b', { type: 'string', describe: 'The report to judge (staging, the gateway, after)' })
+          .option('json', { type: 'boolean', default: false, describe: 'Print the comparison as JSON' }),
+      async (args) => {
+        code = await compareCommand(String(args.a), String(args.b), { json: args.json });
       },
     )
     .command(

@@ -1,7 +1,7 @@
 import type { Cause, Comparison, Outcome, Verdict } from './model.js';
 
 /** How good a verdict is, to tell an improvement from a regression. Inconclusive is not ranked. */
-const RANK: Record<Verdict, number> = {
+export const RANK: Record<Verdict, number> = {
   honoured: 3,
   accepted: 3,
   pass: 3,

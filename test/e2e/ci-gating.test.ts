@@ -372,3 +372,35 @@ describe('a baselined model the endpoint no longer lists', () => {
     expect(JSON.parse(await readFile(baseline, 'utf8')).cells['gone-model']).toEqual({ 'chat.basic': 'pass', 'parameters.temperature': 'honoured' });
   });
 });
+
+describe('chatprobe compare', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('lists the cells that differ, as text and JSON, and exits 1 only when B is worse', async () => {
+    const dir = await tempDir();
+    const args = ['--base-url', server.url, '--probes', 'parameters.max_tokens', 'chat.basic'];
+    await runCli([...args, '--out', join(dir, 'before')], env);
+    const changed = loadProfile('default');
+    changed.models[0]!.features = { ...changed.models[0]!.features, max_tokens: 'ignore' };
+    server.setProfile(changed);
+    await runCli([...args, '--out', join(dir, 'after')], env);
+    server.setProfile(loadProfile('default'));
+
+    const same = await runCli(['compare', join(dir, 'before'), join(dir, 'before', 'report.json')]);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toContain('0 cell(s) differ');
+    const worse = await runCli(['compare', join(dir, 'before'), join(dir, 'after')]);
+    expect(worse.code, worse.stderr).toBe(1);
+    expect(worse.stdout).toMatch(/^worse\s+ref-standard\s+parameters\.max_tokens: honoured → ignored$/m);
+    const better = await runCli(['compare', join(dir, 'after'), join(dir, 'before'), '--json']);
+    expect(better.code).toBe(0);
+    expect(JSON.parse(better.stdout)).toMatchObject({ worse: false, counts: { better: 1 }, changes: [{ model: 'ref-standard', probe: 'parameters.max_tokens', a: 'ignored', b: 'honoured' }] });
+    const missing = await runCli(['compare', join(dir, 'before'), join(dir, 'nowhere')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('cannot read');
+  });
+});

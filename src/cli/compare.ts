@@ -1,0 +1,61 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Boundary } from '../boundary/boundary.js';
+import { oneLine } from '../boundary/text.js';
+import { CannotTestError } from '../engine/errors.js';
+import { compareReports } from '../report/compare.js';
+import { Report } from '../report/model.js';
+import { EXIT } from './exit.js';
+import { err, out } from './output.js';
+
+/** A report.json, given as the file or the folder holding it, validated. */
+async function readReport(path: string): Promise<Report> {
+  let file = path;
+  try {
+    if ((await stat(path)).isDirectory()) file = join(path, 'report.json');
+  } catch (e) {
+    throw new CannotTestError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (e) {
+    throw new CannotTestError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const parsed = Report.safeParse(raw);
+  if (!parsed.success) throw new CannotTestError(`${file} is not a chatprobe report (schemaVersion 1): ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+/** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */
+export async function compareCommand(a: string, b: string, args: { json: boolean }): Promise<number> {
+  try {
+    const boundary = new Boundary();
+    const [ra, rb] = await Promise.all([readReport(a), readReport(b)]);
+    const result = compareReports(boundary.report(ra), boundary.report(rb));
+    if (args.json) {
+      out(`${JSON.stringify(result, null, 2)}\n`);
+    } else {
+      const c = result.counts;
+      const lines = [
+        `compare ${oneLine(a)} → ${oneLine(b)}: ${result.changes.length} cell(s) differ: ${c.worse} worse, ${c.better} better, ${c.different} different` +
+          (c.model_missing ? `, ${c.model_missing} in model(s) gone from B` : '') +
+          (c.model_added ? `, ${c.model_added} in model(s) new in B` : ''),
+      ];
+      if (result.probesOnlyIn.a.length > 0) lines.push(`not compared, only in A: ${result.probesOnlyIn.a.join(', ')}`);
+      if (result.probesOnlyIn.b.length > 0) lines.push(`not compared, only in B: ${result.probesOnlyIn.b.join(', ')}`);
+      const width = Math.max(0, ...result.changes.map((x) => oneLine(x.model).length));
+      for (const x of result.changes) {
+        lines.push(`${x.change.padEnd(13)}  ${oneLine(x.model).padEnd(width)}  ${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`);
+      }
+      out(`${lines.join('\n')}\n`);
+    }
+    return result.worse ? EXIT.failed : EXIT.ok;
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(`chatprobe: ${oneLine(e.message)}\n`);
+      return EXIT.cannotTest;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,80 @@
+import { ENDPOINT, type Report, type Verdict } from './model.js';
+import { RANK } from './outcome.js';
+import { viewOf } from './view.js';
+
+/** How a cell changed from report A to report B. */
+export type Change = 'worse' | 'better' | 'different' | 'model_missing' | 'model_added';
+
+export interface CellChange {
+  model: string;
+  probe: string;
+  a: Verdict | undefined;
+  b: Verdict | undefined;
+  change: Change;
+}
+
+export interface ReportComparison {
+  /** Cells whose verdict differs, in A's model order then catalogue order. */
+  changes: CellChange[];
+  /** Probes run in only one of the two: their cells are not compared. */
+  probesOnlyIn: { a: string[]; b: string[] };
+  counts: Record<Change, number>;
+  /** B is worse than A: a cell fell, or a model A had is gone. */
+  worse: boolean;
+}
+
+/**
+ * Rank a change the way the CI gate does: a lower verdict, or a decisive one that became inconclusive, is
+ * worse; the reverse is better; two verdicts of one rank (ignored and rejected) just differ.
+ */
+function changeOf(a: Verdict, b: Verdict): Change {
+  // A cell that could not be tested is worse than any that ran, inconclusive included.
+  if (b === 'error') return 'worse';
+  if (a === 'error') return 'better';
+  if (a === 'inconclusive') return 'better';
+  if (b === 'inconclusive') return 'worse';
+  if (RANK[b] < RANK[a]) return 'worse';
+  if (RANK[b] > RANK[a]) return 'better';
+  return 'different';
+}
+
+/**
+ * The cells of two reports that differ (staging against production, a gateway against its upstream called
+ * directly, before and after a deploy): a pure function of the two reports, rows that were not probed
+ * counted cell by cell.
+ */
+export function compareReports(a: Report, b: Report): ReportComparison {
+  const probesA = new Set(a.probes.map((p) => p.id));
+  const probesB = new Set(b.probes.map((p) => p.id));
+  const shared = a.probes.filter((p) => probesB.has(p.id));
+  const va = viewOf(a);
+  const vb = viewOf(b);
+  const modelsB = new Set(b.models.map((m) => m.id));
+  const changes: CellChange[] = [];
+  const cellOf = (v: ReturnType<typeof viewOf>, model: string, probe: string) =>
+    model === ENDPOINT ? v.endpoint.find((e) => e.probe.id === probe)?.result : v.cell(model, probe);
+  const models = [ENDPOINT, ...a.models.map((m) => m.id), ...b.models.map((m) => m.id).filter((id) => !a.models.some((m) => m.id === id))];
+  const seenA = new Set(a.models.map((m) => m.id));
+  for (const model of models) {
+    const scope = model === ENDPOINT ? 'target' : 'model';
+    for (const p of shared.filter((x) => (x.scope ?? 'model') === scope)) {
+      const ra = cellOf(va, model, p.id)?.verdict;
+      const rb = cellOf(vb, model, p.id)?.verdict;
+      if (ra === rb) continue;
+      let change: Change;
+      if (model !== ENDPOINT && seenA.has(model) && !modelsB.has(model)) change = 'model_missing';
+      else if (model !== ENDPOINT && !seenA.has(model)) change = 'model_added';
+      else if (ra === undefined || rb === undefined) change = rb === undefined ? 'worse' : 'better';
+      else change = changeOf(ra, rb);
+      changes.push({ model, probe: p.id, a: ra, b: rb, change });
+    }
+  }
+  const counts: Record<Change, number> = { worse: 0, better: 0, different: 0, model_missing: 0, model_added: 0 };
+  for (const c of changes) counts[c.change]++;
+  return {
+    changes,
+    probesOnlyIn: { a: [...probesA].filter((p) => !probesB.has(p)), b: [...probesB].filter((p) => !probesA.has(p)) },
+    counts,
+    worse: counts.worse > 0 || counts.model_missing > 0,
+  };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { compareReports } from '../../src/report/compare.js';
+import type { ProbeResult, Report } from '../../src/report/model.js';
+import { sampleReport } from '../helpers/report.js';
+
+/** The sample report with some cells' verdicts replaced. */
+function variant(verdicts: Record<string, ProbeResult['verdict']>, edit: (r: Report) => void = () => {}): Report {
+  const r = sampleReport();
+  for (const x of r.results) {
+    const v = verdicts[`${x.model} ${x.probe}`];
+    if (v) x.verdict = v;
+  }
+  edit(r);
+  return r;
+}
+
+describe('compareReports', () => {
+  it('finds nothing between a report and itself', () => {
+    const r = compareReports(sampleReport(), sampleReport());
+    expect(r).toMatchObject({ changes: [], worse: false });
+  });
+
+  it('ranks changes as the gate does: lower is worse, decisive to inconclusive is worse, the reverse better', () => {
+    const a = variant({ 'gpt-4.1|mini chat.basic': 'pass', 'gpt-4.1|mini parameters.max_tokens': 'honoured' });
+    const b = variant({ 'gpt-4.1|mini chat.basic': 'fail', 'gpt-4.1|mini parameters.max_tokens': 'inconclusive' });
+    const r = compareReports(a, b);
+    expect(r.changes.map((c) => [c.probe, c.a, c.b, c.change])).toEqual([
+      ['chat.basic', 'pass', 'fail', 'worse'],
+      ['parameters.max_tokens', 'honoured', 'inconclusive', 'worse'],
+    ]);
+    expect(r.worse).toBe(true);
+    const back = compareReports(b, a);
+    expect(back.changes.map((c) => c.change)).toEqual(['better', 'better']);
+    expect(back.worse).toBe(false);
+  });
+
+  it('calls a model gone from B worse, a model new in B not, and compares only probes both ran', () => {
+    const b = variant({}, (r) => {
+      r.models = r.models.filter((m) => m.id !== 'org/llama-3.1');
+      r.results = r.results.filter((x) => x.model !== 'org/llama-3.1' && x.probe !== 'parameters.max_tokens');
+      r.probes = r.probes.filter((p) => p.id !== 'parameters.max_tokens');
+    });
+    const r = compareReports(sampleReport(), b);
+    expect(r.probesOnlyIn).toEqual({ a: ['parameters.max_tokens'], b: [] });
+    expect(r.changes).toEqual([{ model: 'org/llama-3.1', probe: 'chat.basic', a: 'error', b: undefined, change: 'model_missing' }]);
+    expect(r.worse).toBe(true);
+    expect(compareReports(b, sampleReport()).changes.map((c) => c.change)).toEqual(['model_added']);
+    expect(compareReports(b, sampleReport()).worse).toBe(false);
+  });
+
+  it('reads a row that was not probed cell by cell', () => {
+    const b = variant({}, (r) => {
+      r.results = r.results.filter((x) => x.model !== 'gpt-4.1|mini');
+      r.models[0]!.notRun = { verdict: 'error', outcome: 'failed', cause: 'auth', observed: 'not run', evidence: [] };
+    });
+    const r = compareReports(sampleReport(), b);
+    expect(r.changes.map((c) => [c.model, c.probe, c.b, c.change])).toEqual([
+      ['gpt-4.1|mini', 'chat.basic', 'error', 'worse'],
+      ['gpt-4.1|mini', 'parameters.max_tokens', 'error', 'worse'],
+    ]);
+  });
+});
