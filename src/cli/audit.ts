@@ -7,7 +7,9 @@ import { CannotTestError } from '../engine/errors.js';
 import { planAudit, runAudit } from '../engine/run.js';
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
-import { baselineFrom, DEFAULT_BASELINE, writeBaseline } from '../report/baseline.js';
+import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
+import { judge } from '../report/judge.js';
+import { existsSync } from 'node:fs';
 import type { Report } from '../report/model.js';
 import { summarise } from '../report/summary.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
@@ -66,12 +68,15 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
     }
-    // A path that cannot be written fails before a single request is paid for.
+    // A baseline that cannot be read, or a path that cannot be written, fails before a request is paid for.
+    // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
+    const baselinePath = options.baseline ?? DEFAULT_BASELINE;
     await checkOutputs({
       out: options.out,
       ...(options.updateBaseline ? { baseline: options.baseline ?? DEFAULT_BASELINE } : {}),
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
+    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
     const run = await runAudit(
       options,
       PROBES,
@@ -98,7 +103,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     );
     if (tty && !options.quiet) progress('');
     // Past this line only the report that crossed the output boundary is used.
-    const report = boundary.report(run.report);
+    const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const written = await writeReports(report, boundary.trace(run.trace), options.out, boundary);
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
@@ -115,7 +120,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       err('the baseline was not rewritten: this run did not finish\n');
     } else if (options.updateBaseline) {
       const path = options.baseline ?? DEFAULT_BASELINE;
-      const next = baselineFrom(report, run.baseline);
+      const next = baselineFrom(report, baseline);
       await writeBaseline(path, next);
       for (const m of report.models.filter((x) => x.notRun?.comparison === 'missing')) {
         say(`${oneLine(m.id)} is no longer listed: its baseline cells are kept (remove them from ${displayPath(path)} to accept that it is gone)\n`);

@@ -83,10 +83,11 @@ async function main(argv: string[]): Promise<number> {
         y
           .positional('dirs', { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' })
           .option('out', { type: 'string', default: 'reports', describe: 'Folder for the merged reports' })
+          .option('baseline', { type: 'string', describe: 'Judge the merged cells against this baseline (pass the one the shards used)' })
           .option('json', { type: 'boolean', default: false, describe: 'Print the merged report JSON' })
           .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' }),
       async (args) => {
-        code = await mergeCommand((args.dirs ?? []).map(String), { out: args.out, json: args.json, quiet: args.quiet }, process.env);
+        code = await mergeCommand((args.dirs ?? []).map(String), { out: args.out, json: args.json, quiet: args.quiet, baseline: args.baseline }, process.env);
       },
     )
     .command(

@@ -1,4 +1,7 @@
 import { Boundary } from '../boundary/boundary.js';
+import { loadBaseline } from '../report/baseline.js';
+import { judge } from '../report/judge.js';
+import { PROBES } from '../../suites/index.js';
 import { oneLine } from '../boundary/text.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
@@ -9,14 +12,16 @@ import { EXIT } from './exit.js';
 import { err, out } from './output.js';
 
 /** chatprobe merge DIR…: shard reports into the report.json, junit.xml, matrix.md a single run writes. */
-export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
+export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean; baseline?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
   try {
     const runs = await Promise.all(dirs.map(readRunFiles));
     // The reports were redacted when written and no secret is known here; the boundary still bounds and
     // shows what a report file carries, which may have been edited by hand.
     const boundary = new Boundary();
     const merged = mergeRuns(runs);
-    const report = boundary.report(merged.report);
+    // Judged again, not copied: a shard's stored outcomes may come from another baseline, or none.
+    const baseline = args.baseline ? loadBaseline(args.baseline, PROBES.map((p) => p.id)) : undefined;
+    const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
     const trace = boundary.trace(merged.trace);
     const written = await writeReports(report, trace, args.out, boundary);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);

@@ -4,8 +4,6 @@ import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { EVERY_PROBE, rowAsResult } from '../report/view.js';
-import { DEFAULT_BASELINE, expectedVerdicts, loadBaseline, type Baseline } from '../report/baseline.js';
-import { existsSync } from 'node:fs';
 import { VERSION } from '../version.js';
 import { clip } from '../boundary/text.js';
 import { CallLog } from './calls.js';
@@ -13,7 +11,6 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
-import { matchAny } from './glob.js';
 import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled } from './requests.js';
@@ -27,8 +24,6 @@ export interface AuditHooks {
 export interface AuditRun {
   report: Report;
   trace: CallRecord[];
-  /** The baseline compared with, if any. */
-  baseline: Baseline | undefined;
 }
 
 
@@ -115,8 +110,6 @@ export async function runAudit(
 ): Promise<AuditRun> {
   const startedAt = new Date();
   const t0 = performance.now();
-  // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
-  const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, probes.map((p) => p.id)) : undefined;
   // --max-duration ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which.
   const deadline = options.maxDurationMs ? AbortSignal.timeout(options.maxDurationMs) : undefined;
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
@@ -219,7 +212,7 @@ export async function runAudit(
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
       const before = stopped();
       if (before) {
-        emit(result(resultModel, p, before, [], 0, baseline));
+        emit(result(resultModel, p, before, [], 0));
         return release(state);
       }
       const evidence: string[] = [];
@@ -241,7 +234,7 @@ export async function runAudit(
       // A cell whose calls were cut short by Ctrl-C or the deadline says nothing about the endpoint: it was
       // not run (a baseline "refused" by an aborted call is no refusal).
       verdict = stopped() ?? verdict;
-      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t, baseline));
+      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t));
       release(state);
     };
 
@@ -254,7 +247,7 @@ export async function runAudit(
 
     /** A row that is not probed becomes one line: its smoke call failed, or the run stopped before it. */
     const stopRow = (state: ModelState, v: ProbeVerdict, evidence: string[]) => {
-      state.entry.notRun = rowResult(state.plan.id, v, evidence, baseline);
+      state.entry.notRun = rowResult(v, evidence);
       if (!state.entry.cause && v.cause) {
         state.entry.cause = v.cause;
         state.entry.advice = ADVICE[v.cause];
@@ -292,29 +285,6 @@ export async function runAudit(
       if (s.caller.stalled) s.entry.stalled = s.caller.stalled;
       return s.entry;
     });
-    // A model the baseline expects that the listing no longer has is a regression, said once (shard 1 of a
-    // sharded run), among the models the run was asked for.
-    if (baseline && (!options.shard || options.shard.index === 1)) {
-      const planned = new Set(fullPlan.models.map((m) => m.id));
-      for (const id of Object.keys(baseline.cells)) {
-        if (id === ENDPOINT || planned.has(id) || (options.models.length > 0 && !matchAny(id, options.models))) continue;
-        const cells = Object.keys(baseline.cells[id]!).length;
-        models.push({
-          id,
-          listed: false,
-          cause: 'model_not_listed',
-          advice: 'the baseline expects this model and GET /models no longer lists it: restore it, or remove it from the baseline',
-          notRun: {
-            verdict: 'error',
-            outcome: 'failed',
-            comparison: 'missing',
-            cause: 'model_not_listed',
-            observed: `missing: the baseline expects ${cells} cell(s) of this model, and GET /models no longer lists it`,
-            evidence: [listing.callId],
-          },
-        });
-      }
-    }
     const modelOrder = new Map<string, number>([[ENDPOINT, -1], ...plan.models.map((m, i) => [m.id, i] as const)]);
     const probeOrder = new Map(plan.probes.map((p, i) => [p.id, i]));
     results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || probeOrder.get(a.probe)! - probeOrder.get(b.probe)!);
@@ -328,7 +298,6 @@ export async function runAudit(
       durationMs: Math.round(performance.now() - t0),
       interrupted: signal?.aborted ?? false,
       ...(deadline?.aborted ? { maxDurationReached: true } : {}),
-      ...(options.baseline || options.updateBaseline ? { baseline: { path: options.baseline ?? DEFAULT_BASELINE, updated: options.updateBaseline } } : {}),
       ...(options.shard ? { shard: { ...options.shard, allModels: fullPlan.models.map((m) => m.id) } } : {}),
       options: {
         concurrency: options.concurrency,
@@ -344,7 +313,7 @@ export async function runAudit(
       results,
       calls: log.trace.length,
     };
-    return { report, trace: log.trace, baseline };
+    return { report, trace: log.trace };
   } finally {
     await client.close();
   }
@@ -369,26 +338,17 @@ export function probeInfo(p: ProbeDefinition): ProbeInfo {
   return info;
 }
 
-/** A not-probed row's one result, judged against the baseline's cells for the model as a whole. */
-function rowResult(model: string, v: ProbeVerdict, evidence: string[], baseline?: Baseline): RowResult {
+/** A not-probed row's one result; its outcome without a baseline (report/judge.ts judges it). */
+function rowResult(v: ProbeVerdict, evidence: string[]): RowResult {
   const row: RowResult = { verdict: v.verdict, outcome: outcomeOf(v.verdict, v.cause).outcome, observed: clip(v.observed, MAX_OBSERVED), evidence };
   if (v.cause) row.cause = v.cause;
   if (v.status !== undefined) row.status = v.status;
-  const expected = baseline?.cells[model];
-  if (baseline && v.cause !== 'interrupted') {
-    if (!expected) row.comparison = 'new';
-    else {
-      const asExpected = Object.values(expected).every((e) => (Array.isArray(e) ? e : [e]).includes(v.verdict));
-      row.comparison = asExpected ? 'expected' : 'regression';
-      row.outcome = asExpected ? 'passed' : 'failed';
-    }
-  }
   return row;
 }
 
-function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number, baseline?: Baseline): ProbeResult {
-  const expected = expectedVerdicts(baseline, model, p.id);
-  const { outcome, comparison } = outcomeOf(v.verdict, v.cause, expected);
+/** A cell as observed; its outcome without a baseline (report/judge.ts judges it). */
+function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
+  const { outcome } = outcomeOf(v.verdict, v.cause);
   const r: ProbeResult = {
     model,
     probe: p.id,
@@ -403,8 +363,6 @@ function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: st
   if (v.cause) r.cause = v.cause;
   if (v.status !== undefined) r.status = v.status;
   if (v.message !== undefined) r.message = clip(v.message, MAX_MESSAGE);
-  if (baseline) r.comparison = comparison ?? 'new';
-  if (expected) r.expected = expected;
   return r;
 }
 

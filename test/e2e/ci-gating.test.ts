@@ -171,6 +171,15 @@ describe('shards and merge', () => {
     expect((await table('merged')).filter((l) => !l.includes(' ms |'))).toEqual((await table('full')).filter((l) => !l.includes(' ms |')));
     expect((await readTrace(join(dir, 'merged'))).length).toBe(joined.calls);
 
+    // Merged cells are judged again against the baseline given to merge, not copied from the shards.
+    const cell = full.results.find((r) => r.model !== '(endpoint)' && r.verdict === 'pass')!;
+    const baseline = join(dir, 'b.json');
+    await writeFile(baseline, JSON.stringify({ schemaVersion: 1, cells: { [cell.model]: { [cell.probe]: 'honoured' } } }));
+    const judged = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), '--out', join(dir, 'judged'), '--baseline', baseline]);
+    expect(judged.code, judged.stderr).toBe(1);
+    const regressed = (await readReport(join(dir, 'judged'))).results.find((r) => r.model === cell.model && r.probe === cell.probe)!;
+    expect(regressed).toMatchObject({ comparison: 'regression', outcome: 'failed', expected: ['honoured'] });
+
     // Shards 1 and 3 of 3 are not a run: exit 2, naming the shard and the models missing.
     const partial = await runCli(['merge', join(dir, 's1'), join(dir, 's3'), '--out', join(dir, 'partial')]);
     expect(partial.code, partial.stderr).toBe(2);

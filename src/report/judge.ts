@@ -1,0 +1,62 @@
+import { expectedVerdicts, type Baseline } from './baseline.js';
+import { matchAny } from '../engine/glob.js';
+import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
+import { outcomeOf } from './outcome.js';
+
+/**
+ * Observe, then judge. The engine records verdicts; what they mean for a gate (expected, regression,
+ * improvement, new, missing) is this pure function of the report and a baseline, used by the audit, by
+ * `merge` and by anything that judges a stored report again. Judging twice gives the same report.
+ */
+export function judge(report: Report, baseline: Baseline | undefined, about?: { path: string; updated: boolean }): Report {
+  const { baseline: _previous, ...rest } = report;
+  const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: judgeRow(m.id, m.notRun, baseline) } : m));
+  if (baseline && (!report.shard || report.shard.index === 1)) models.push(...missingModels(report, baseline));
+  return { ...rest, ...(about ? { baseline: about } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
+}
+
+function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
+  const { expected: _e, comparison: _c, ...cell } = r;
+  const expected = expectedVerdicts(baseline, r.model, r.probe);
+  const { outcome, comparison } = outcomeOf(r.verdict, r.cause, expected);
+  const out: ProbeResult = { ...cell, outcome };
+  if (baseline && r.cause !== 'interrupted') out.comparison = comparison ?? 'new';
+  if (expected) out.expected = expected;
+  return out;
+}
+
+/** A not-probed row against the baseline's cells for the model as a whole. */
+function judgeRow(model: string, row: RowResult, baseline: Baseline | undefined): RowResult {
+  const { comparison: _c, ...rest } = row;
+  const out: RowResult = { ...rest, outcome: outcomeOf(row.verdict, row.cause).outcome };
+  if (!baseline || row.cause === 'interrupted') return out;
+  const expected = baseline.cells[model];
+  if (!expected) return { ...out, comparison: 'new' };
+  const asExpected = Object.values(expected).every((e) => (Array.isArray(e) ? e : [e]).includes(row.verdict));
+  return { ...out, comparison: asExpected ? 'expected' : 'regression', outcome: asExpected ? 'passed' : 'failed' };
+}
+
+/**
+ * The models the baseline expects that the run's plan did not have (GET /models no longer lists them),
+ * among those the run was asked for: each a regression, one line.
+ */
+function missingModels(report: Report, baseline: Baseline): ModelEntry[] {
+  const planned = new Set(report.shard?.allModels ?? report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => m.id));
+  const filter = report.options.modelFilter;
+  return Object.keys(baseline.cells)
+    .filter((id) => id !== ENDPOINT && !planned.has(id) && (filter.length === 0 || matchAny(id, filter)))
+    .map((id) => ({
+      id,
+      listed: false,
+      cause: 'model_not_listed',
+      advice: 'the baseline expects this model and GET /models no longer lists it: restore it, or remove it from the baseline',
+      notRun: {
+        verdict: 'error',
+        outcome: 'failed',
+        comparison: 'missing',
+        cause: 'model_not_listed',
+        observed: `missing: the baseline expects ${Object.keys(baseline.cells[id]!).length} cell(s) of this model, and GET /models no longer lists it`,
+        evidence: [],
+      },
+    }));
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { Baseline } from '../../src/report/baseline.js';
+import { judge } from '../../src/report/judge.js';
+import { sampleReport } from '../helpers/report.js';
+
+const about = { path: 'b.json', updated: false };
+const baselineA: Baseline = { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'fail', 'parameters.max_tokens': ['honoured', 'inconclusive'] } } };
+const baselineB: Baseline = { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'pass', 'parameters.max_tokens': 'honoured' }, 'gone-model': { 'chat.basic': 'pass' } } };
+
+describe('judge (observe, then judge)', () => {
+  it('is a pure function of the report and the baseline: judging again gives the same report', () => {
+    const once = judge(sampleReport(), baselineB, about);
+    expect(judge(once, baselineB, about)).toEqual(once);
+  });
+
+  it('judges a stored report again against another baseline, or none, with no stale outcome left', () => {
+    const a = judge(sampleReport(), baselineA, about);
+    const cell = (r: typeof a, probe: string) => r.results.find((x) => x.model === 'gpt-4.1|mini' && x.probe === probe)!;
+    expect(cell(a, 'chat.basic')).toMatchObject({ outcome: 'passed', comparison: 'expected', expected: ['fail'] });
+    expect(cell(a, 'parameters.max_tokens')).toMatchObject({ outcome: 'passed', comparison: 'expected' });
+    const b = judge(a, baselineB, about);
+    expect(cell(b, 'chat.basic')).toMatchObject({ outcome: 'failed', comparison: 'regression', expected: ['pass'] });
+    expect(cell(b, 'parameters.max_tokens')).toMatchObject({ outcome: 'failed', comparison: 'regression' });
+    const none = judge(b, undefined);
+    expect(cell(none, 'chat.basic')).toEqual(expect.not.objectContaining({ comparison: expect.anything() }));
+    expect(cell(none, 'chat.basic').expected).toBeUndefined();
+    expect(none.baseline).toBeUndefined();
+    expect(none.models.map((m) => m.id)).toEqual(['gpt-4.1|mini', 'org/llama-3.1']);
+  });
+
+  it('adds a model the baseline expects and the report lacks, once, as a missing regression', () => {
+    const once = judge(sampleReport(), baselineB, about);
+    const gone = once.models.filter((m) => m.id === 'gone-model');
+    expect(gone).toHaveLength(1);
+    expect(gone[0]!.notRun).toMatchObject({ outcome: 'failed', comparison: 'missing' });
+    expect(judge(once, baselineB, about).models.filter((m) => m.id === 'gone-model')).toHaveLength(1);
+    // A model outside --models is not missing; a sharded run says it in shard 1 only.
+    const filtered = sampleReport();
+    filtered.options.modelFilter = ['gpt-*'];
+    expect(judge(filtered, baselineB, about).models.some((m) => m.id === 'gone-model')).toBe(false);
+    const shard2 = sampleReport();
+    shard2.shard = { index: 2, count: 2, allModels: ['gpt-4.1|mini', 'org/llama-3.1'] };
+    expect(judge(shard2, baselineB, about).models.some((m) => m.id === 'gone-model')).toBe(false);
+  });
+});
