@@ -62,7 +62,10 @@ export interface ResolvedOptions {
 export const DEFAULT_CONFIG = 'chatprobe.config.json';
 
 /** A config file carries the same options as the flags (camelCase keys), and never the key itself. */
-export const ConfigFile = AuditFlags.partial().strict();
+export const ConfigFile = AuditFlags.partial()
+  // An editor's schema hint is allowed, and ignored.
+  .extend({ $schema: z.string().optional() })
+  .strict();
 
 /** The first problem with some options, naming the key (or flag) and what was expected. */
 function describeIssue(error: z.ZodError, name: (key: string) => string): string {
@@ -81,7 +84,8 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowe
 export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`)}`);
-  return parsed.data;
+  const { $schema: _schema, ...config } = parsed.data;
+  return config;
 }
 
 /**

@@ -2,6 +2,7 @@ import { expectedVerdicts, type Baseline } from './baseline.js';
 import { matchAny } from '../engine/glob.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
 import { outcomeOf } from './outcome.js';
+import { summarise } from './summary.js';
 
 /**
  * Observe, then judge. The engine records verdicts; what they mean for a gate (expected, regression,
@@ -12,7 +13,11 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
   const { baseline: _previous, ...rest } = report;
   const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: judgeRow(m.id, m.notRun, baseline) } : m));
   if (baseline && (!report.shard || report.shard.index === 1)) models.push(...missingModels(report, baseline));
-  return { ...rest, ...(about ? { baseline: about } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
+  const { summary: _summary, ...observed } = rest;
+  const judged: Report = { ...observed, ...(about ? { baseline: about } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
+  const s = summarise(judged);
+  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: s.exitCode };
+  return judged;
 }
 
 function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {

@@ -135,7 +135,18 @@ export const ProbeInfo = z.object({
 });
 export type ProbeInfo = z.infer<typeof ProbeInfo>;
 
+/** What a CI script reads first: counts, regressions and the exit code the run earned (report/judge.ts). */
+export const ReportSummary = z.object({
+  outcomes: z.record(Outcome, z.number().int()),
+  verdicts: z.record(z.string(), z.number().int()),
+  comparisons: z.record(Comparison, z.number().int()),
+  regressions: z.number().int(),
+  exitCode: z.number().int(),
+});
+
 export const Report = z.object({
+  /** The JSON Schema of this file (schema/report.schema.json in the package). */
+  $schema: z.string().optional(),
   schemaVersion: z.literal(SCHEMA_VERSION),
   tool: z.object({ name: z.literal('chatprobe'), version: z.string() }),
   target: z.object({
@@ -166,6 +177,8 @@ export const Report = z.object({
   probes: z.array(ProbeInfo),
   results: z.array(ProbeResult),
   calls: z.number().int(),
+  /** Set by judge(): a not-probed row counts once. */
+  summary: ReportSummary.optional(),
 });
 export type Report = z.infer<typeof Report>;
 

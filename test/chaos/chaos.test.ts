@@ -11,6 +11,7 @@ import { PROBES } from '../../suites/index.js';
 import { EVERY_PROBE } from '../../src/report/view.js';
 import { ROOT, runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 import { startChaosServer, type ChaosServer, type ModelsFault } from './server.js';
 
 /**
@@ -67,7 +68,7 @@ describe('an audit of a hostile server', () => {
       GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
     });
     files = await outputs(dir, run);
-    report = Report.parse(JSON.parse(files['reports/report.json'] ?? 'null'));
+    report = parseReport(files['reports/report.json'] ?? 'null');
   }, (MAX_DURATION_S + 60) * 1000);
   afterAll(() => server?.close());
 
@@ -164,7 +165,7 @@ describe('a hostile server, stopped by a signal', () => {
         child.on('close', resolve);
       });
       expect(code, stderr.slice(-2000)).toBe(130);
-      const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+      const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
       expect(report.interrupted).toBe(true);
       const rows = report.models.filter((m) => m.notRun);
       expect(report.results.length + rows.length * modelProbes).toBe(report.models.length * modelProbes + endpointProbes);
@@ -206,7 +207,7 @@ describe('hostile model lists', () => {
     const run = await cli(server.url, out, ['--probes', 'chat.basic', '--models', 'json-array']);
     await server.close();
     expect([0, 1], run.stderr.slice(-2000)).toContain(run.code);
-    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
     expect(JSON.stringify(report.models[0]!.declared ?? {})).toMatch(/nested deeper than \d+ levels|^\{\}$/);
   }, 30_000);
 
@@ -218,7 +219,7 @@ describe('hostile model lists', () => {
     await server.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     expect(performance.now() - t).toBeLessThan(25_000);
-    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
     expect(report.models.map((m) => m.id)).toEqual(['m-1', 'm-99999']);
   }, 60_000);
 
@@ -230,7 +231,7 @@ describe('hostile model lists', () => {
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     expect(run.stderr).toContain('10000 models is a large run');
     expect(run.stderr).toMatch(/stopped at --max-duration \(5 s\): \d+ cell\(s\) not run/);
-    const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
     expect(report.models).toHaveLength(10_000);
     expect(report.maxDurationReached).toBe(true);
     const rows = report.models.filter((m) => m.notRun?.cause === 'deadline');

@@ -8,10 +8,11 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { CallRecord, Report } from '../../src/report/model.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 
 const KEY = 'sk-ci-gating';
 const env = { OPENAI_API_KEY: KEY };
-const readReport = async (dir: string) => Report.parse(JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')));
+const readReport = async (dir: string) => parseReport(await readFile(join(dir, 'report.json'), 'utf8'));
 const readTrace = async (dir: string) =>
   (await readFile(join(dir, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
 

@@ -8,6 +8,7 @@ import { CallRecord, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 
 const KEY = 'sk-cli-test';
 // The default profile lists three models; endpoint probes run once, the others once per model.
@@ -46,7 +47,7 @@ describe('chatprobe CLI', () => {
   it('--json prints the report, and --quiet prints nothing', async () => {
     const out = await tempDir();
     const json = await runCli(['--base-url', server.url, '--out', out, '--json'], { OPENAI_API_KEY: KEY });
-    const report = Report.parse(JSON.parse(json.stdout));
+    const report = parseReport(json.stdout);
     expect(report.results).toHaveLength(CELLS);
     const quiet = await runCli(['--base-url', server.url, '--out', out, '--quiet'], { OPENAI_API_KEY: KEY });
     expect(quiet.code).toBe(0);
@@ -74,7 +75,7 @@ describe('chatprobe CLI', () => {
     const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard,ghost'], { OPENAI_API_KEY: KEY });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('not listed by GET /models: ghost');
-    const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
     expect(report.models.find((m) => m.id === 'ghost')).toMatchObject({ listed: false, cause: 'model_not_listed' });
     const trace = (await readFile(join(out, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => CallRecord.parse(JSON.parse(l)));
     expect(trace.some((c) => c.model === 'ghost')).toBe(false);

@@ -6,11 +6,12 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { ENDPOINT, Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 
 async function audit(server: ReferenceServer, args: string[]): Promise<Report> {
   const out = await tempDir();
   await runCli(['--base-url', server.url, '--out', out, ...args]);
-  return Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+  return parseReport(await readFile(join(out, 'report.json'), 'utf8'));
 }
 
 const verdictOf = (r: Report, model: string, probe: string) => r.results.find((x) => x.model === model && x.probe === probe)?.verdict;

@@ -9,6 +9,7 @@ import { SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { gateResults, viewOf } from '../../src/report/view.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 
 const KEY = 'sk-oracle-test-key-0123456789';
 const apiProfiles = PROFILE_NAMES.filter((name) => loadProfile(name).server.mode === 'api');
@@ -40,7 +41,7 @@ describe.each(apiProfiles)('profile %s', (name) => {
     server = await startReferenceServer({ profile, apiKey: KEY });
     const env: Record<string, string> = profile.oracle.key ? { OPENAI_API_KEY: KEY } : {};
     run = await runCli(['--base-url', server.url, '--out', out, ...profile.oracle.args], env);
-    report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+    report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
   }, 60_000);
   afterAll(() => server?.close());
 

@@ -58,6 +58,9 @@ describe('config file', () => {
     expect(() => parseConfig({ concurrency: 'four' }, 'c.json')).toThrow(/invalid config c\.json: key "concurrency": .*expected number/);
     expect(() => parseConfig({ concurency: 4 }, 'c.json')).toThrow(/unknown key "concurency"/);
     expect(() => parseConfig({ apiKey: 'sk-x' }, 'c.json')).toThrow(/read only from the environment/);
+    const withSchema = parseConfig({ $schema: 'https://example.com/config.json', concurrency: 2 }, 'c.json');
+    expect(withSchema).toMatchObject({ concurrency: 2 });
+    expect(withSchema).not.toHaveProperty('$schema');
   });
 
   it('is overridden by OPENAI_BASE_URL and by flags', () => {

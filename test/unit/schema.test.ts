@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Boundary } from '../../src/boundary/boundary.js';
+import { judge } from '../../src/report/judge.js';
+import { reportJsonSchema, REPORT_SCHEMA_URL } from '../../src/report/schema.js';
+import { renderJson } from '../../src/report/writers/json.js';
+import { ROOT } from '../helpers/cli.js';
+import { sampleReport } from '../helpers/report.js';
+import { schemaProblems } from '../helpers/report-schema.js';
+
+describe('report.json schema', () => {
+  it('is shipped as generated from the zod model (run npm run schema after changing the model)', () => {
+    const shipped = JSON.parse(readFileSync(`${ROOT}schema/report.schema.json`, 'utf8'));
+    expect(shipped).toEqual(reportJsonSchema());
+    const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { files: string[] };
+    expect(pkg.files).toContain('schema');
+  });
+
+  it('validates a judged report as written, which names it and carries the summary a CI script reads', () => {
+    const written = JSON.parse(renderJson(judge(new Boundary().report(sampleReport()), { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'pass' } } }, { path: 'b.json', updated: false })));
+    expect(written.$schema).toBe(REPORT_SCHEMA_URL);
+    expect(written.summary).toEqual({
+      outcomes: { passed: 0, failed: 2, skipped: 1, errored: 1 },
+      verdicts: { fail: 1, inconclusive: 1, error: 2 },
+      comparisons: { expected: 0, regression: 1, improvement: 0, new: 3, missing: 0 },
+      regressions: 1,
+      exitCode: 1,
+    });
+    expect(schemaProblems(written)).toEqual([]);
+    expect(schemaProblems({ ...written, results: [{ ...written.results[0], verdict: 'great' }] })).not.toEqual([]);
+  });
+});
