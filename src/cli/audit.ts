@@ -73,7 +73,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const baselinePath = options.baseline ?? DEFAULT_BASELINE;
     await checkOutputs({
       out: options.out,
-      ...(options.updateBaseline ? { baseline: options.baseline ?? DEFAULT_BASELINE } : {}),
+      ...(options.updateBaseline ? { baseline: baselinePath } : {}),
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
     const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
@@ -119,7 +119,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (options.updateBaseline && (report.interrupted || report.maxDurationReached)) {
       err('the baseline was not rewritten: this run did not finish\n');
     } else if (options.updateBaseline) {
-      const path = options.baseline ?? DEFAULT_BASELINE;
+      const path = baselinePath;
       const next = baselineFrom(report, baseline);
       await writeBaseline(path, next);
       for (const m of report.models.filter((x) => x.notRun?.comparison === 'missing')) {

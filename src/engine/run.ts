@@ -262,7 +262,9 @@ export async function runAudit(
 
     // Work is pulled model by model by `concurrency` workers, so what is held follows the probes in
     // flight, not models × probes: a run of 10,000 models queues nothing ahead.
-    for (const state of states) if (!state.stopped) state.pending = modelProbes.length + (state === host ? targetProbes.length : 0);
+    // The host of the endpoint probes may itself be a stopped row (every smoke call failed): its count
+    // holds those probes too, so its smoke answer is not released under them.
+    for (const state of states) state.pending = (state.stopped ? 0 : modelProbes.length) + (state === host ? targetProbes.length : 0);
     function* work(): Generator<() => Promise<void>> {
       if (host) for (const p of targetProbes) yield () => runProbe(p, host, ENDPOINT);
       for (const state of states) {
