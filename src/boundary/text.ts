@@ -7,6 +7,8 @@
 const CONTROL =
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+const HAS_CONTROL = new RegExp(CONTROL.source);
+
 const escapeOf = (c: string): string => {
   const code = c.charCodeAt(0);
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
@@ -14,7 +16,8 @@ const escapeOf = (c: string): string => {
 
 /** Control characters as visible escapes (`\x1b`, `\u202e`): the text stays readable and inert. */
 export function showControls(text: string): string {
-  return text.replace(CONTROL, escapeOf);
+  // Most text has none: a test is cheaper than a replace that copies.
+  return HAS_CONTROL.test(text) ? text.replace(CONTROL, escapeOf) : text;
 }
 
 /** One line: line breaks and tabs shown as escapes too, for cells, progress lines and annotation titles. */

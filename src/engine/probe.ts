@@ -139,6 +139,8 @@ export interface ProbeVerdict {
   cause?: Cause;
   status?: number;
   message?: string;
+  /** Not run to its end (the row stalled, or the run stopped): see ProbeResult.notRun. */
+  notRun?: boolean;
 }
 
 export interface ProbeDefinition {

@@ -116,8 +116,8 @@ export async function runAudit(
   const { client, log } = openSession(options, stopSignal);
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
   const stopped = (): ProbeVerdict | undefined => {
-    if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };
-    if (deadline?.aborted) return { verdict: 'error', cause: 'deadline', observed: `not run: --max-duration (${options.maxDurationMs! / 1000} s) ran out before this cell finished` };
+    if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };
+    if (deadline?.aborted) return { verdict: 'error', cause: 'deadline', notRun: true, observed: `not run: --max-duration (${options.maxDurationMs! / 1000} s) ran out before this cell finished` };
     return undefined;
   };
   try {
@@ -224,7 +224,7 @@ export async function runAudit(
       } catch (err) {
         if (err instanceof RowStalled) {
           evidence.push(...err.calls);
-          verdict = { verdict: 'error', cause: 'timeout', observed: `not run: ${err.message}` };
+          verdict = { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${err.message}` };
         } else {
           // The message only: a stack trace carries local install paths into reports that CI publishes.
           const e = err as Error;
@@ -365,6 +365,7 @@ function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: st
   if (v.cause) r.cause = v.cause;
   if (v.status !== undefined) r.status = v.status;
   if (v.message !== undefined) r.message = clip(v.message, MAX_MESSAGE);
+  if (v.notRun) r.notRun = true;
   return r;
 }
 

@@ -65,6 +65,8 @@ export const ProbeResult = z.object({
   status: z.number().int().optional(),
   message: z.string().optional(),
   durationMs: z.number(),
+  /** The probe did not run to its end: its row stalled, or the run stopped first. The cause is the row's or the run's, not this probe's. */
+  notRun: z.boolean().optional(),
 });
 export type ProbeResult = z.infer<typeof ProbeResult>;
 

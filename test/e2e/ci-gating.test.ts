@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { XMLParser } from 'fast-xml-parser';
+import { parseJunit } from '../helpers/junit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
@@ -46,11 +46,11 @@ describe('baselines: a green run turned red by a regression', () => {
       const regressions = report.results.filter((r) => r.comparison === 'regression');
       expect(regressions.map((r) => `${r.model} ${r.probe}`)).toEqual(['ref-standard parameters.max_tokens']);
       const xml = await readFile(join(dir, 'r3', 'junit.xml'), 'utf8');
-      const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml);
-      const suite = doc.testsuites.testsuite.find((s: { name: string }) => s.name === 'ref-standard');
-      const tc = suite.testcase.find((c: { name: string }) => c.name === 'parameters.max_tokens');
-      expect(tc.failure.type).toBe('regression');
-      expect(tc.failure.message).toContain('ref-standard · parameters.max_tokens: regression: expected honoured, got ignored');
+      const doc = await parseJunit(xml);
+      const suite = doc.testsuites.testsuite.find((s) => s.name === 'ref-standard')!;
+      const tc = suite.testcase!.find((c) => c.name === 'parameters.max_tokens')!;
+      expect(tc.failure!.type).toBe('regression');
+      expect(tc.failure!.message).toContain('ref-standard · parameters.max_tokens: regression: expected honoured, got ignored');
       expect(await readFile(join(dir, 'r3', 'matrix.md'), 'utf8')).toContain('🟡 ignored **⬇ regression**');
     } finally {
       server.setProfile(loadProfile('default'));
@@ -373,9 +373,8 @@ describe('a baselined model the endpoint no longer lists', () => {
     expect(run.stdout).toContain('1 model(s) missing');
     expect(await readFile(join(dir, 'r1', 'matrix.md'), 'utf8')).toContain('1 model(s) missing');
     expect(await readFile(summary, 'utf8')).toContain('gone-model');
-    const junit = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(await readFile(join(dir, 'r1', 'junit.xml'), 'utf8'));
-    const suites = [junit.testsuites.testsuite].flat() as { name: string; testcase: { failure?: { type: string } } }[];
-    expect(suites.find((s) => s.name === 'gone-model')?.testcase.failure?.type).toBe('model_missing');
+    const junit = await parseJunit(await readFile(join(dir, 'r1', 'junit.xml'), 'utf8'));
+    expect(junit.testsuites.testsuite.find((s) => s.name === 'gone-model')?.testcase?.map((c) => c.failure?.type)).toEqual(['model_missing']);
 
     const update = await runCli([...args, '--out', join(dir, 'r2'), '--update-baseline'], env);
     expect(update.stderr).toContain('gone-model is no longer listed: its baseline cells are kept');

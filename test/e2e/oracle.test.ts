@@ -10,6 +10,7 @@ import { gateResults, viewOf } from '../../src/report/view.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
+import { parseJunit } from '../helpers/junit.js';
 
 const KEY = 'sk-oracle-test-key-0123456789';
 const apiProfiles = PROFILE_NAMES.filter((name) => loadProfile(name).server.mode === 'api');
@@ -89,6 +90,18 @@ describe.each(apiProfiles)('profile %s', (name) => {
     expect(run.code, run.stderr).toBe(failing ? 1 : 0);
     for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl']) {
       expect((await readFile(join(out, f), 'utf8')).length, f).toBeGreaterThan(0);
+    }
+  });
+
+  it('writes a junit.xml that conforms to the Jenkins schema and tells each gate line as the report does', async () => {
+    const junit = await parseJunit(await readFile(join(out, 'junit.xml'), 'utf8'));
+    const cases = new Map(junit.testsuites.testsuite.flatMap((s) => (s.testcase ?? []).map((c) => [`${s.name} ${c.name}`, c] as const)));
+    const lines = gateResults(report);
+    expect(cases.size).toBe(lines.length);
+    for (const r of lines) {
+      const c = cases.get(`${r.model === ENDPOINT ? 'endpoint' : r.model} ${r.probe}`)!;
+      const shown = c.failure ? 'failed' : c.error ? 'errored' : c.skipped ? (c.skipped.message.includes('counted once') ? 'failed' : 'skipped') : 'passed';
+      expect(shown, `${r.model} ${r.probe}`).toBe(r.outcome);
     }
   });
 });

@@ -1,6 +1,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { renderJunit } from '../../src/report/writers/junit.js';
+import { renderJunit, xmlAttr, xmlText } from '../../src/report/writers/junit.js';
+import { oneLine, showControls } from '../../src/boundary/text.js';
+import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, renderConsole } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
@@ -8,34 +10,81 @@ import { sampleReport } from '../helpers/report.js';
 
 describe('junit.xml', () => {
   const xml = renderJunit(sampleReport());
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['testsuite', 'testcase', 'property'].includes(name) }).parse(xml);
+  const parsed = parseJunit(xml);
 
-  it('is well-formed XML whatever the server wrote', () => {
-    expect(XMLValidator.validate(xml)).toBe(true);
+  it('conforms to the Jenkins JUnit schema: properties on suites only, no attribute the schema lacks', async () => {
+    expect(await junitProblems(xml)).toEqual([]);
+    expect(xml).not.toMatch(/<testcase[^>]*>\s*<properties>/);
   });
 
-  it('has one suite per model, classname = model id with dots replaced, name = probe id', () => {
-    const suites = doc.testsuites.testsuite;
-    expect(suites.map((s: { name: string }) => s.name)).toEqual(['gpt-4.1|mini', 'org/llama-3.1']);
-    const cases = suites[0].testcase;
-    expect(cases.map((c: { classname: string; name: string }) => [c.classname, c.name])).toEqual([
+  it('has one suite per model, classname = model id with dots replaced, name = probe id', async () => {
+    const suites = (await parsed).testsuites.testsuite;
+    expect(suites.map((s) => s.name)).toEqual(['gpt-4.1|mini', 'org/llama-3.1']);
+    expect(suites[0]!.testcase!.map((c) => [c.classname, c.name])).toEqual([
       ['gpt-4_1|mini', 'chat.basic'],
       ['gpt-4_1|mini', 'parameters.max_tokens'],
     ]);
   });
 
-  it('marks failures, skips and our own errors as DESIGN.md says, verdicts in properties', () => {
-    const [first, second] = doc.testsuites.testsuite;
-    const [fail, skipped] = first.testcase;
-    expect(fail.failure.type).toBe('regression');
-    expect(fail.failure.message).toContain('eos');
-    expect(fail.properties.property).toContainEqual({ name: 'verdict', value: 'fail' });
-    expect(fail['system-out']).toContain(']] >');
-    expect(skipped.skipped).toBeDefined();
-    const [upstream, harness] = second.testcase;
-    expect(upstream.failure.type).toBe('regression');
-    expect(harness.error.type).toBe('harness');
-    expect(doc.testsuites).toMatchObject({ tests: '4', failures: '2', errors: '1', skipped: '1' });
+  it('carries time and a timestamp, and the model and run facts as suite properties', async () => {
+    const doc = (await parsed).testsuites;
+    expect(doc.time).toBe('1.000');
+    const [first, second] = doc.testsuite;
+    expect(first).toMatchObject({ time: '0.024', timestamp: '2026-01-01T00:00:00' });
+    expect(first!.testcase![0]!.time).toBe('0.012');
+    expect(propsOf(second!)).toMatchObject({ model: 'org/llama-3.1', listed: 'true', cause: 'upstream', advice: 'channel down', 'chatprobe.version': '0.0.0-test', target: 'http://127.0.0.1:1/v1', run_started: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('says what failed: a broken requirement, an untestable cell, our own error, a skip with its reason', async () => {
+    const [first, second] = (await parsed).testsuites.testsuite;
+    const [fail, skipped] = first!.testcase!;
+    expect(fail!.failure!.type).toBe('conformance');
+    expect(fail!.failure!.message).toContain('gpt-4.1|mini · chat.basic: fail: expected "stop", got "eos"');
+    expect(fail!['system-out']).toContain('verdict: fail\nkind: conformance\noutcome: failed');
+    expect(skipped!.skipped!.message).toBe('inconclusive: ended early');
+    const [upstream, harness] = second!.testcase!;
+    expect(upstream!.failure!.type).toBe('untestable');
+    expect(harness!.error!.type).toBe('harness');
+    expect((await parsed).testsuites).toMatchObject({ tests: '4', failures: '2', errors: '1' });
+    expect(first).toMatchObject({ tests: '2', failures: '1', errors: '0', skipped: '1' });
+  });
+
+  it('names a regression and a missing model as such', async () => {
+    const report = sampleReport();
+    Object.assign(report.results[1]!, { verdict: 'inconclusive', outcome: 'failed', comparison: 'regression', expected: ['honoured'] });
+    report.models.push({ id: 'gone', listed: false, notRun: { verdict: 'error', outcome: 'failed', comparison: 'missing', cause: 'model_not_listed', observed: 'not listed', evidence: [] } });
+    const suites = (await parseJunit(renderJunit(report))).testsuites.testsuite;
+    expect(suites[0]!.testcase![1]!.failure).toMatchObject({ type: 'regression', message: expect.stringContaining('regression: expected honoured, got inconclusive') });
+    const gone = suites.find((s) => s.name === 'gone')!;
+    expect(gone.testcase!.map((c) => [c.name, c.failure?.type])).toEqual([['(every probe)', 'model_missing']]);
+  });
+
+  it('fails a stalled row once per cause: the cells it left are skipped and point at that failure', async () => {
+    const report = sampleReport();
+    const stalled = (probe: string, cause: 'timeout' | 'deadline') => ({ ...report.results[2]!, model: 'slow', probe, cause, notRun: true, observed: 'not run: stopped answering' });
+    report.models.push({ id: 'slow', listed: true, stalled: ['c7', 'c8'] });
+    report.results.push({ ...report.results[2]!, model: 'slow', probe: 'chat.timeout', cause: 'timeout', observed: 'no answer in 60 s' }, ...Array.from({ length: 48 }, (_, i) => stalled(`p${i}`, 'timeout')), stalled('late', 'deadline'));
+    const suite = (await parseJunit(renderJunit(report))).testsuites.testsuite.find((s) => s.name === 'slow')!;
+    const failed = suite.testcase!.filter((c) => c.failure).map((c) => c.name);
+    expect(failed).toEqual(['chat.timeout', 'p0', 'late']);
+    const skipped = suite.testcase!.filter((c) => c.skipped);
+    expect(skipped).toHaveLength(47);
+    expect(skipped[0]!.skipped!.message).toBe('not run: stopped answering (counted once, as the failure of p0)');
+    expect(suite).toMatchObject({ tests: '50', failures: '3', skipped: '47' });
+    expect(propsOf(suite).stalled_after).toBe('c7 c8');
+  });
+
+  it('keeps any text as the text it is, in elements and attributes', async () => {
+    const nasty = 'a]]>b <x y="z"> & \u0001\r\n\ttab \ud800 \ufffe end';
+    expect(new XMLParser({ processEntities: true, trimValues: false }).parse(`<a>${xmlText(nasty)}</a>`).a).toBe(showControls(nasty));
+    const attr = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', trimValues: false, htmlEntities: true }).parse(`<a v="${xmlAttr(nasty)}"/>`).a.v;
+    expect(attr).toBe(showControls(nasty));
+    const report = sampleReport();
+    report.models[0]!.id = nasty;
+    for (const r of report.results.slice(0, 2)) r.model = nasty;
+    const doc = await parseJunit(renderJunit(report));
+    expect(doc.testsuites.testsuite[0]!.name).toBe(oneLine(nasty));
+    expect(doc.testsuites.testsuite[0]!.testcase).toHaveLength(2);
   });
 });
 

@@ -1,12 +1,28 @@
-import junit from 'junit-report-builder';
-import type { Builder } from 'junit-report-builder';
-import { ENDPOINT, type ProbeResult, type Report } from '../model.js';
-import { oneLine } from '../../boundary/text.js';
+import { ENDPOINT, type ModelEntry, type ProbeResult, type Report } from '../model.js';
+import { oneLine, showControls } from '../../boundary/text.js';
 import { describeChange } from '../summary.js';
 import { EVERY_PROBE, rowAsResult } from '../view.js';
 
-// Under nodenext the default import is the module namespace in some loaders and the builder in others.
-const root = ((junit as unknown as { default?: Builder }).default ?? junit) as Builder;
+/**
+ * junit.xml, written by hand to the Jenkins JUnit schema (xUnit's junit-10 rules, which Ant's files meet
+ * too; test/fixtures/junit-jenkins.xsd is the oracle):
+ * - one <testsuite> per model (plus `endpoint`), classname = model id with dots replaced, name = probe id,
+ *   so CI history keys stay stable; the verdict is in system-out and in the failure, never in the name;
+ * - properties only where the schema allows them: on the suite (the model's facts and the run's);
+ * - a failure's type says what failed: `regression` or `model_missing` against a baseline, otherwise
+ *   `conformance` (a verdict) or `untestable` (the endpoint did not let the cell be tested);
+ * - cells that were not run because their row stalled or the run stopped fail once per suite and cause;
+ *   the others of that cause are skipped and point at it, so one unreachable model is one failure, not fifty.
+ */
+
+export type FailureType = 'regression' | 'model_missing' | 'conformance' | 'untestable';
+
+/** What a failed cell's <failure type> says: against a baseline its comparison, otherwise what the verdict is. */
+export function failureType(r: ProbeResult): FailureType {
+  if (r.comparison === 'missing') return 'model_missing';
+  if (r.comparison === 'regression') return 'regression';
+  return r.verdict === 'error' ? 'untestable' : 'conformance';
+}
 
 /** JUnit classnames are dotted package paths: a model id's dots would split it into packages. */
 export function junitClassName(model: string): string {
@@ -14,76 +30,144 @@ export function junitClassName(model: string): string {
   return oneLine(model).replace(/\./g, '_');
 }
 
-/**
- * Text for a CDATA section. The builder splits only the first "]]>" it finds, so a model id carrying two
- * could close the section and forge a test case: every one is broken here. Controls are already visible
- * (the report crossed the output boundary), so nothing XML forbids is left.
- */
-export function cdata(text: string): string {
-  return text.replace(/]]>/g, ']] >');
-}
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;', '\n': '&#10;', '\t': '&#9;' };
+const TEXT_SPECIAL = /[&<>\r]/g;
+const ATTR_SPECIAL = /[&<>"\r\n\t]/g;
+const IN_TEXT = new RegExp(TEXT_SPECIAL.source);
+const IN_ATTR = new RegExp(ATTR_SPECIAL.source);
+const entity = (c: string) => ENTITY[c]!;
 
 /**
- * One <testsuite> per model; classname = model id with dots replaced; name = probe id. The verdict goes in
- * properties and system-out, never in the name, so CI history keys stay stable.
+ * Characters XML forbids (C0 controls, U+FFFE, lone surrogates) are shown as escapes first, so any text is
+ * well-formed; then markup is escaped. Text keeps its line breaks; attributes keep them as references.
  */
+export function xmlText(text: string): string {
+  const shown = showControls(text);
+  return IN_TEXT.test(shown) ? shown.replace(TEXT_SPECIAL, entity) : shown;
+}
+
+export function xmlAttr(text: string): string {
+  const shown = showControls(text);
+  return IN_ATTR.test(shown) ? shown.replace(ATTR_SPECIAL, entity) : shown;
+}
+
+/** Plain decimal seconds (the schema's time pattern has no exponent). */
+const seconds = (ms: number) => (Math.max(0, ms) / 1000).toFixed(3);
+
+interface Suite {
+  name: string;
+  props: [string, string][];
+  cases: ProbeResult[];
+}
+
+type Counts = { failure: number; error: number; skipped: number };
+
 export function renderJunit(report: Report): string {
-  const builder = root.newBuilder().name('chatprobe');
-  const suites: { id: string; props: [string, string][]; row?: ProbeResult }[] = [];
-  if (report.results.some((r) => r.model === ENDPOINT)) suites.push({ id: ENDPOINT, props: [['scope', 'endpoint']] });
-  for (const m of report.models) {
-    // A row that was not probed is one test case, not one per probe.
-    const row = rowAsResult(m, EVERY_PROBE);
-    suites.push({ id: m.id, props: [['listed', String(m.listed)], ...(m.cause ? [['cause', m.cause] as [string, string]] : [])], ...(row ? { row } : {}) });
+  // Ant writes its timestamp without a zone: this one is UTC, as the run_started property says.
+  const timestamp = report.startedAt.slice(0, 19);
+  const run = properties([
+    ['chatprobe.version', report.tool.version],
+    ['target', report.target.baseUrl],
+    ['run_started', report.startedAt],
+  ]);
+  // Strings are joined with += (V8 keeps them as ropes): a 200-model file is written without copies.
+  let suites = '';
+  const total = { tests: 0, failures: 0, errors: 0 };
+  for (const suite of suitesOf(report)) {
+    const counts: Counts = { failure: 0, error: 0, skipped: 0 };
+    const firstNotRun = new Map<string, string>();
+    const classname = xmlAttr(junitClassName(suite.cases[0]?.model ?? ENDPOINT));
+    let ms = 0;
+    let cases = '';
+    for (const r of suite.cases) {
+      cases += testCase(suite.name, classname, r, firstNotRun, counts);
+      ms += r.durationMs;
+    }
+    total.tests += suite.cases.length;
+    total.failures += counts.failure;
+    total.errors += counts.error;
+    suites +=
+      `  <testsuite name="${xmlAttr(suite.name)}" tests="${suite.cases.length}" failures="${counts.failure}" errors="${counts.error}" skipped="${counts.skipped}" time="${seconds(ms)}" timestamp="${timestamp}">\n` +
+      `    <properties>\n${properties(suite.props)}${run}    </properties>\n${cases}  </testsuite>\n`;
   }
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<testsuites name="chatprobe" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" time="${seconds(report.durationMs)}">\n` +
+    `${suites}</testsuites>\n`
+  );
+}
+
+function properties(props: [string, string][]): string {
+  let xml = '';
+  for (const [k, v] of props) xml += `      <property name="${xmlAttr(k)}" value="${xmlAttr(v)}"/>\n`;
+  return xml;
+}
+
+/** The endpoint's checks first, then one suite per model in plan order; a row not probed is one case. */
+function suitesOf(report: Report): Suite[] {
   const byModel = new Map<string, ProbeResult[]>();
   for (const r of report.results) {
     const list = byModel.get(r.model);
     if (list) list.push(r);
     else byModel.set(r.model, [r]);
   }
-  for (const model of suites) {
-    const suite = builder.testSuite().name(model.id === ENDPOINT ? 'endpoint' : oneLine(model.id));
-    for (const [k, v] of model.props) suite.property(k, v);
-    for (const r of model.row ? [model.row] : (byModel.get(model.id) ?? [])) {
-      const tc = suite
-        .testCase()
-        .className(junitClassName(model.id))
-        .name(r.probe)
-        .time(r.durationMs / 1000)
-        .property('verdict', r.verdict)
-        .property('kind', r.kind)
-        .property('outcome', r.outcome)
-        .standardOutput(cdata(systemOut(r)));
-      if (r.cause) tc.property('cause', r.cause);
-      if (r.evidence.length > 0) tc.property('evidence', r.evidence.join(' '));
-      if (r.comparison) tc.property('baseline', r.comparison);
-      if (r.expected) tc.property('expected', r.expected.join(' '));
-      switch (r.outcome) {
-        case 'failed':
-          tc.failure(oneLine(`${model.id === ENDPOINT ? 'endpoint' : model.id} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`), r.comparison === 'missing' ? 'model_missing' : 'regression');
-          break;
-        case 'errored':
-          tc.error(oneLine(r.observed), r.cause ?? 'harness');
-          break;
-        case 'skipped':
-          tc.skipped();
-          break;
-        case 'passed':
-          break;
-      }
-    }
+  const suites: Suite[] = [];
+  const endpoint = byModel.get(ENDPOINT);
+  if (endpoint) suites.push({ name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint });
+  for (const m of report.models) {
+    const row = rowAsResult(m, EVERY_PROBE);
+    suites.push({ name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) });
   }
-  return builder.build();
+  return suites;
 }
 
+function modelProps(m: ModelEntry): [string, string][] {
+  const props: [string, string][] = [
+    ['model', m.id],
+    ['listed', String(m.listed)],
+  ];
+  if (m.ownedBy) props.push(['owned_by', m.ownedBy]);
+  if (m.cause) props.push(['cause', m.cause]);
+  if (m.advice) props.push(['advice', m.advice]);
+  if (m.stalled) props.push(['stalled_after', m.stalled.join(' ')]);
+  return props;
+}
+
+function testCase(suite: string, classname: string, r: ProbeResult, firstNotRun: Map<string, string>, counts: Counts): string {
+  const open = `    <testcase classname="${classname}" name="${xmlAttr(r.probe)}" time="${seconds(r.durationMs)}">\n`;
+  const rest = `      <system-out>${systemOut(r)}</system-out>\n    </testcase>\n`;
+  switch (r.outcome) {
+    case 'passed':
+      return open + rest;
+    case 'skipped':
+      return open + element(counts, 'skipped', r.verdict === 'inconclusive' ? `inconclusive: ${r.observed}` : r.observed) + rest;
+    case 'errored':
+      return open + element(counts, 'error', r.observed, r.cause ?? 'harness') + rest;
+    case 'failed': {
+      if (r.notRun && r.cause) {
+        const first = firstNotRun.get(r.cause);
+        if (first !== undefined) return open + element(counts, 'skipped', `${r.observed} (counted once, as the failure of ${first})`) + rest;
+        firstNotRun.set(r.cause, r.probe);
+      }
+      return open + element(counts, 'failure', `${suite} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, failureType(r)) + rest;
+    }
+  }
+}
+
+/** A case's <failure>, <error> or <skipped>, counted for its suite. */
+function element(counts: Counts, tag: keyof Counts, message: string, type?: string): string {
+  counts[tag]++;
+  return `      <${tag}${type ? ` type="${type}"` : ''} message="${xmlAttr(oneLine(message))}"/>\n`;
+}
+
+/** The cell in words, escaped piece by piece: verdicts, kinds, outcomes and causes are our own words. */
 function systemOut(r: ProbeResult): string {
-  const lines = [`verdict: ${r.verdict}`, `observed: ${r.observed}`];
-  if (r.comparison) lines.push(`baseline: ${describeChange(r)}`);
-  if (r.cause) lines.push(`cause: ${r.cause}`);
-  if (r.status !== undefined) lines.push(`status: ${r.status}`);
-  if (r.message) lines.push(`message: ${r.message}`);
-  for (const f of r.findings) lines.push(`${f.severity}: ${f.code}: ${f.message}`);
-  if (r.evidence.length > 0) lines.push(`evidence: ${r.evidence.join(' ')} (trace.jsonl)`);
-  return lines.join('\n');
+  let text = `verdict: ${r.verdict}\nkind: ${r.kind}\noutcome: ${r.outcome}\nobserved: ${xmlText(r.observed)}`;
+  if (r.comparison) text += `\nbaseline: ${describeChange(r)}`;
+  if (r.cause) text += `\ncause: ${r.cause}`;
+  if (r.status !== undefined) text += `\nstatus: ${r.status}`;
+  if (r.message) text += `\nmessage: ${xmlText(r.message)}`;
+  for (const f of r.findings) text += `\n${f.severity}: ${xmlText(f.code)}: ${xmlText(f.message)}`;
+  if (r.evidence.length > 0) text += `\nevidence: ${xmlText(r.evidence.join(' '))} (trace.jsonl)`;
+  return text;
 }
