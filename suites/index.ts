@@ -13,6 +13,7 @@ import errorsMalformedJson from './errors/malformed-json.js';
 import errorsMissingMessages from './errors/missing-messages.js';
 import errorsUnknownModel from './errors/unknown-model.js';
 import errorsWrongType from './errors/wrong-type.js';
+import errorsOutOfRange from './errors/out-of-range.js';
 import modelsList from './models/list.js';
 import parametersMaxTokens from './parameters/max-tokens.js';
 import parametersMaxCompletionTokens from './parameters/max-completion-tokens.js';
@@ -76,6 +77,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   errorsMissingMessages,
   errorsWrongType,
   errorsInvalidRole,
+  errorsOutOfRange,
   chatBasic,
   chatSchema,
   chatFinishReason,

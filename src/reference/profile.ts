@@ -105,6 +105,10 @@ export const Quirks = z.object({
   /** Follows plain instructions but recalls nothing (code words, remembered words, tool results, colours):
    *  a weak model. */
   weakRecall: z.boolean().default(false),
+  /** A value outside its documented range (temperature 5, top_p 2, max_tokens -5, n 0): refused naming the
+   *  parameter (OpenAI), clamped in silence (a gateway: -5 becomes 0, 5 becomes 2), a 500 text page, or
+   *  refused without naming it. */
+  outOfRange: z.enum(['refuse', 'clamp', 'crash', 'unnamed']).default('refuse'),
   /** Spaces after every non-stream JSON answer, this many: valid JSON larger than chatprobe reads (its cap). */
   paddedBody: z.number().int().min(0).default(0),
   stream: StreamQuirks.default(StreamQuirks.parse({})),

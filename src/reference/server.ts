@@ -130,6 +130,35 @@ function validate(c: Call, body: Json): Reply | undefined {
   return undefined;
 }
 
+/** The ranges OpenAI documents; a value outside is refused, clamped, or crashes the server, as the model's route does. */
+const RANGES: Record<string, [number, number]> = {
+  temperature: [0, 2],
+  top_p: [0, 1],
+  max_tokens: [1, Number.MAX_SAFE_INTEGER],
+  max_completion_tokens: [1, Number.MAX_SAFE_INTEGER],
+  n: [1, 128],
+};
+
+function outOfRange(c: Call, model: ProfileModel, body: Json): Reply | undefined {
+  for (const [key, [lo, hi]] of Object.entries(RANGES)) {
+    const v = body[key];
+    if (typeof v !== 'number' || (v >= lo && v <= hi)) continue;
+    switch (model.quirks.outOfRange) {
+      case 'clamp':
+        // As a gateway that "fixes" requests does: a negative limit becomes 0, temperature 5 becomes 2.
+        body[key] = Math.min(hi, Math.max(key.startsWith('max_') ? 0 : lo, v));
+        break;
+      case 'crash':
+        return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Internal Server Error' };
+      case 'unnamed':
+        return invalid(c, 'invalid_request', 'Invalid request.', null);
+      default:
+        return invalid(c, 'invalid_request', `Invalid '${key}': ${v < lo ? `value below minimum. Expected a value >= ${lo}` : `value above maximum. Expected a value <= ${hi}`}, but got ${v} instead.`, key);
+    }
+  }
+  return undefined;
+}
+
 async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
@@ -160,6 +189,8 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   }
   const extra = unknownFieldRefusal(c, body);
   if (extra) return extra;
+  const range = outOfRange(c, model, body);
+  if (range) return range;
   if (c.profile.server.streamOptionsNeedStream && body.stream_options !== undefined && body.stream !== true) {
     return openaiError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'invalid_value', 'stream_options');
   }

@@ -80,6 +80,8 @@ describe.each(apiProfiles)('profile %s', (name) => {
     expect(chats.length).toBeGreaterThan(0);
     for (const r of chats.filter((x) => x.limited === false)) {
       const body = JSON.parse(r.body!);
+      // errors.out_of_range sends max_tokens: -5 as the one limit: the value under test.
+      if (body.max_tokens === -5) continue;
       expect(Object.keys(body).sort(), r.body).toEqual(['messages', 'model']);
       expect(body.messages, r.body).toEqual([{ role: 'user', content: SMOKE_PROMPT }]);
     }

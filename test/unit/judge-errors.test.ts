@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/engine/exchange.js';
+import { judgeOutOfRange, OUT_OF_RANGE, type OutOfRangeTry } from '../../suites/errors/out-of-range.js';
+import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
+
+type Param = (typeof OUT_OF_RANGE)[number]['param'];
+
+/** One try per value: each refused in the OpenAI envelope naming its parameter unless `answers` says otherwise. */
+function tries(answers: Partial<Record<Param, Exchange | string>> = {}): OutOfRangeTry[] {
+  return OUT_OF_RANGE.map((c) => {
+    const a = answers[c.param];
+    if (typeof a === 'string') return { case: c, notSent: a };
+    return { case: c, x: a ?? refused(400, `Invalid '${c.param}': value out of range.`, { param: c.param }) };
+  });
+}
+
+const limited = (status: number) => refused(status, 'Rate limit reached, retry in 20s');
+
+describe('errors.out_of_range', () => {
+  it('passes when every value is refused with a 4xx naming its parameter (in error.param or the message)', () => {
+    expect(judgeOutOfRange(tries()).verdict).toBe('pass');
+    const inMessage = tries({ top_p: refused(400, 'top_p must be in (0, 1], got 2.0') });
+    expect(judgeOutOfRange(inMessage).verdict).toBe('pass');
+  });
+
+  it('warns per value a gateway clamps or drops in silence, saying what came back', () => {
+    const v = judgeOutOfRange(
+      tries({
+        temperature: reply('OK'),
+        max_tokens: reply('', { usage: [10, 0], finish: 'length' }),
+        n: reply('OK'),
+      }),
+    );
+    expect(v.verdict).toBe('warn');
+    const clamps = v.findings!.filter((f) => f.code === 'accepted_out_of_range').map((f) => f.message);
+    expect(clamps).toHaveLength(3);
+    expect(clamps[0]).toContain('temperature: 5 (valid: 0 to 2) was answered with HTTP 200');
+    expect(clamps[1]).toContain('0 completion token(s) (turned into 0)');
+    expect(clamps[2]).toContain('1 choice(s)');
+  });
+
+  it('warns when the refusal does not name the parameter: "not supported" does not name n (rule 10)', () => {
+    const v = judgeOutOfRange(tries({ n: refused(400, 'Invalid value: not supported') }));
+    expect(v.verdict).toBe('warn');
+    expect(v.findings!.map((f) => f.code)).toContain('param_not_named');
+  });
+
+  it('warns on another JSON shape, reading a FastAPI loc as the parameter', () => {
+    const fastapi = raw(422, JSON.stringify({ detail: [{ type: 'less_than_equal', loc: ['body', 'temperature'], msg: 'Input should be less than or equal to 2' }] }));
+    const v = judgeOutOfRange(tries({ temperature: fastapi }));
+    expect(v.verdict).toBe('warn');
+    expect(v.findings!.map((f) => f.code)).toEqual(['shape']);
+  });
+
+  it.each([
+    ['a 5xx', refused(500, 'Internal Server Error'), 'server_error'],
+    ['an error body in a 200', errorIn200('temperature out of range'), 'error_in_2xx'],
+    ['an HTML 400 page', raw(400, '<html><body>400 Bad Request</body></html>', 'text/html'), 'not_json'],
+  ])('fails on %s', (_name, x, code) => {
+    const v = judgeOutOfRange(tries({ temperature: x }));
+    expect(v.verdict).toBe('fail');
+    expect(v.findings!.map((f) => f.code)).toContain(code);
+  });
+
+  it('is inconclusive, not pass, when a value could not be tested and the others were refused', () => {
+    const v = judgeOutOfRange(tries({ n: limited(429) }));
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('not tested: n: 0 (HTTP 429');
+    const runaway = judgeOutOfRange(tries({ max_tokens: 'the model does not stop on its own' }));
+    expect(runaway.verdict).toBe('inconclusive');
+  });
+
+  it('keeps a deviation seen even when another value could not be tested', () => {
+    expect(judgeOutOfRange(tries({ n: limited(429), temperature: reply('OK') })).verdict).toBe('warn');
+  });
+
+  it('is an error with the cause when no value could be tested', () => {
+    const all = judgeOutOfRange(tries({ temperature: limited(429), top_p: limited(429), max_tokens: limited(429), n: limited(429) }));
+    expect(all).toMatchObject({ verdict: 'error', cause: 'rate_limited' });
+  });
+});
