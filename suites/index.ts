@@ -62,6 +62,7 @@ import streamingNoStreamField from './streaming/no-stream-field.js';
 import streamingRoleFirst from './streaming/role-first.js';
 import streamingUnrequestedUsage from './streaming/unrequested-usage.js';
 import streamingUsage from './streaming/usage.js';
+import streamingToolCalls from './streaming/tool-calls.js';
 
 /**
  * Every probe, in catalogue order (the order of ../shared/PROBES.md). Listed explicitly so the bundle
@@ -96,6 +97,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   streamingNoStreamField,
   streamingErrorInBand,
   streamingBuffered,
+  streamingToolCalls,
   parametersMaxTokens,
   parametersMaxCompletionTokens,
   parametersTemperature,

@@ -59,6 +59,12 @@ export const StreamQuirks = z.object({
   contentType: z.string().default('text/event-stream; charset=utf-8'),
   /** Answer stream: true with one JSON body. */
   ignoreStreamFlag: z.boolean().default(false),
+  /** How tool calls are streamed: as OpenAI does (id, type and name first, then the arguments in pieces);
+   *  `one-chunk`: each call whole in one fragment (fine); `no-index`: fragments without an index;
+   *  `index-zero`: every call at index 0; `empty-id`: id ""; `split-name`: the name in two fragments;
+   *  `bad-args`: the last piece of the arguments lost; `dropped`: no fragment at all, finish "tool_calls"
+   *  kept (a gateway that forwards only content). */
+  toolCalls: z.enum(['openai', 'one-chunk', 'no-index', 'index-zero', 'empty-id', 'split-name', 'bad-args', 'dropped']).default('openai'),
 });
 export type StreamQuirks = z.infer<typeof StreamQuirks>;
 
@@ -107,8 +113,9 @@ export const Quirks = z.object({
   weakRecall: z.boolean().default(false),
   /** A value outside its documented range (temperature 5, top_p 2, max_tokens -5, n 0): refused naming the
    *  parameter (OpenAI), clamped in silence (a gateway: -5 becomes 0, 5 becomes 2), a 500 text page, or
-   *  refused without naming it. */
-  outOfRange: z.enum(['refuse', 'clamp', 'crash', 'unnamed']).default('refuse'),
+   *  refused without naming it; `llama-cpp`: temperature and top_p unchecked, limits and n refused with the
+   *  name in the message only ("Field 'n': Value must be between 1 <= value <= 4, but got 0"). */
+  outOfRange: z.enum(['refuse', 'clamp', 'crash', 'unnamed', 'llama-cpp']).default('refuse'),
   /** Spaces after every non-stream JSON answer, this many: valid JSON larger than chatprobe reads (its cap). */
   paddedBody: z.number().int().min(0).default(0),
   stream: StreamQuirks.default(StreamQuirks.parse({})),

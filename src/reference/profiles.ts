@@ -12,6 +12,7 @@ import roles from '../../fixtures/profiles/roles.json' with { type: 'json' };
 import sloppyStream from '../../fixtures/profiles/sloppy-stream.json' with { type: 'json' };
 import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json' };
 import strictParams from '../../fixtures/profiles/strict-params.json' with { type: 'json' };
+import streamTools from '../../fixtures/profiles/stream-tools.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
 
@@ -30,6 +31,7 @@ const BUNDLED: Record<string, unknown> = {
   'sloppy-stream': sloppyStream,
   stalling: stalling,
   'strict-params': strictParams,
+  'stream-tools': streamTools,
   'wrong-base-url': wrongBaseUrl,
 };
 

@@ -46,6 +46,24 @@ export function completionBody(a: Answer): Record<string, unknown> {
   return body;
 }
 
+type ToolCall = GeneratedChoice['toolCalls'][number];
+
+/** The `delta.tool_calls[]` fragments of one call, streamed the way the profile's server streams them. */
+function toolFragments(how: StreamQuirks['toolCalls'], i: number, call: ToolCall): Record<string, unknown>[] {
+  if (how === 'dropped') return [];
+  const index = how === 'no-index' ? {} : { index: how === 'index-zero' ? 0 : i };
+  const id = how === 'empty-id' ? '' : call.id;
+  const name = call.function.name;
+  const args = call.function.arguments;
+  if (how === 'one-chunk') return [{ ...index, id, type: 'function', function: { name, arguments: args } }];
+  // As OpenAI streams them: id, type and name on the first fragment, then the arguments in pieces.
+  const first = how === 'split-name' ? [{ ...index, id, type: 'function', function: { name: name.slice(0, 4), arguments: '' } }, { ...index, function: { name: name.slice(4) } }] : [{ ...index, id, type: 'function', function: { name, arguments: '' } }];
+  const pieces: string[] = [];
+  for (let at = 0; at < args.length; at += 8) pieces.push(args.slice(at, at + 8));
+  if (how === 'bad-args') pieces.pop();
+  return [...first, ...pieces.map((p) => ({ ...index, function: { arguments: p } }))];
+}
+
 /** One SSE event as the server will frame it, or a directive for the writer. */
 export type StreamStep = { data: string } | { comment: string } | { stall: true } | { close: true };
 
@@ -76,12 +94,7 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
     };
     push(chunk(index, { ...roleFor(), content: c.toolCalls.length > 0 ? null : '' }, intermediate));
     for (const [i, call] of c.toolCalls.entries()) {
-      // As OpenAI streams them: id, type and name on the first fragment, then the arguments in pieces.
-      push(chunk(index, { ...roleFor(), tool_calls: [{ index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }, intermediate));
-      const args = call.function.arguments;
-      for (let at = 0; at < args.length; at += 8) {
-        push(chunk(index, { ...roleFor(), tool_calls: [{ index: i, function: { arguments: args.slice(at, at + 8) } }] }, intermediate));
-      }
+      for (const fragment of toolFragments(s.toolCalls, i, call)) push(chunk(index, { ...roleFor(), tool_calls: [fragment] }, intermediate));
     }
     for (const [i, t] of c.tokens.entries()) {
       if (s.errorAfter !== undefined && i === s.errorAfter) {

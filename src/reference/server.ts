@@ -152,6 +152,9 @@ function outOfRange(c: Call, model: ProfileModel, body: Json): Reply | undefined
         return { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'Internal Server Error' };
       case 'unnamed':
         return invalid(c, 'invalid_request', 'Invalid request.', null);
+      case 'llama-cpp':
+        if (key === 'temperature' || key === 'top_p') break;
+        return openaiError(400, `Field '${key}': Value must be between ${key === 'n' ? '1 <= value <= 4' : '-1 <= value <= 2147483647'}, but got ${v}`, 'invalid_request_error', null, null);
       default:
         return invalid(c, 'invalid_request', `Invalid '${key}': ${v < lo ? `value below minimum. Expected a value >= ${lo}` : `value above maximum. Expected a value <= ${hi}`}, but got ${v} instead.`, key);
     }

@@ -20,13 +20,75 @@ export interface AssembledStream {
   /** Distinct chunk ids, the first few; `idCount` counts them all (up to MAX_COUNTED_IDS). */
   ids: string[];
   idCount: number;
-  /** Per choice index: the assembled content, roles seen and finish reasons seen. */
-  choices: Map<number, { content: string; roles: string[]; finishReasons: unknown[]; reasoning: string }>;
+  /** Per choice index: the assembled content, roles seen, finish reasons seen, and the streamed tool calls. */
+  choices: Map<number, StreamedChoice>;
   usage: Usage[];
   /** Arrival time (ms) of the first chunk that carried content. */
   firstContentAt: number | undefined;
   /** Arrival times (ms) of all chunks with content, for gap and burst analysis. */
   contentTimes: number[];
+}
+
+export interface StreamedChoice {
+  content: string;
+  roles: string[];
+  finishReasons: unknown[];
+  reasoning: string;
+  toolCalls: StreamedToolCall[];
+  /** `delta.tool_calls[]` fragments without a numeric `index`. */
+  toolFragmentsWithoutIndex: number;
+}
+
+/** One tool call rebuilt from its `delta.tool_calls[]` fragments, with what its first fragment carried. */
+export interface StreamedToolCall {
+  /** The index its fragments carried (undefined: none did; such fragments join the call before them). */
+  index: number | undefined;
+  /** The first fragment's id, as sent ("" and undefined are kept apart). */
+  id: unknown;
+  /** The first fragment's type. */
+  type: unknown;
+  /** The name, every fragment's name joined. */
+  name: string;
+  /** How many fragments carried a piece of the name (OpenAI sends it whole, once). */
+  nameFragments: number;
+  arguments: string;
+  fragments: number;
+  /** It shares its index with the call before it: a new id or name came on an index already in use. */
+  sharedIndex: boolean;
+}
+
+/** Tool calls rebuilt per choice, and the arguments kept per call: bounded whatever the server sends. */
+const MAX_TOOL_CALLS = 32;
+const MAX_ARGUMENTS = 64 * 1024;
+
+/**
+ * Adds one delta's tool-call fragments to a choice, as OpenAI's SDKs accumulate them: by `index`. A
+ * fragment whose index is missing joins the last call, unless it carries an id (a new call). A fragment
+ * bringing a new id or name to an index whose call already has them starts another call on the same index
+ * (a server that puts every call at index 0): a client keyed by index would merge the two.
+ */
+function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
+  for (const f of fragments.slice(0, MAX_KEPT)) {
+    if (!isObject(f)) continue;
+    const fn = isObject(f.function) ? f.function : {};
+    const index = typeof f.index === 'number' ? f.index : undefined;
+    if (index === undefined) slot.toolFragmentsWithoutIndex++;
+    const hasId = typeof f.id === 'string' && f.id !== '';
+    const hasName = typeof fn.name === 'string' && fn.name !== '';
+    let call = index === undefined ? slot.toolCalls.at(-1) : slot.toolCalls.findLast((c) => c.index === index);
+    const another = call && ((hasId && typeof call.id === 'string' && call.id !== '' && call.id !== f.id) || (hasName && call.name !== '' && call.arguments !== ''));
+    if (!call || another || (index === undefined && hasId)) {
+      if (slot.toolCalls.length >= MAX_TOOL_CALLS) continue;
+      call = { index, id: f.id, type: f.type, name: '', nameFragments: 0, arguments: '', fragments: 0, sharedIndex: Boolean(another) };
+      slot.toolCalls.push(call);
+    }
+    call.fragments++;
+    if (hasName) {
+      call.name += fn.name as string;
+      call.nameFragments++;
+    }
+    if (typeof fn.arguments === 'string' && call.arguments.length < MAX_ARGUMENTS) call.arguments += fn.arguments.slice(0, MAX_ARGUMENTS - call.arguments.length);
+  }
 }
 
 /** Chunks kept as objects for the probes that read them one by one; a real answer under our limits has far fewer. */
@@ -95,7 +157,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let slot = out.choices.get(index);
       if (!slot) {
-        slot = { content: '', roles: [], finishReasons: [], reasoning: '' };
+        slot = { content: '', roles: [], finishReasons: [], reasoning: '', toolCalls: [], toolFragmentsWithoutIndex: 0 };
         out.choices.set(index, slot);
       }
       const delta = isObject(choice.delta) ? choice.delta : {};
@@ -104,6 +166,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
         slot.content += delta.content;
         hadContent = true;
       }
+      if (Array.isArray(delta.tool_calls)) addToolFragments(slot, delta.tool_calls);
       const reasoning = delta.reasoning_content ?? delta.reasoning;
       if (typeof reasoning === 'string') slot.reasoning += reasoning;
       if (choice.finish_reason !== null && choice.finish_reason !== undefined && slot.finishReasons.length < MAX_KEPT) slot.finishReasons.push(choice.finish_reason);

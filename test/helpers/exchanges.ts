@@ -3,7 +3,7 @@
  * content type and a body, so a judgement sees exactly what it would see from a server.
  */
 import type { HttpResponse } from '../../src/http/client.js';
-import { toExchange, type Exchange } from '../../src/engine/exchange.js';
+import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from '../../src/engine/exchange.js';
 
 let seq = 0;
 
@@ -80,3 +80,29 @@ export const timedOut = () => raw(undefined, '', '', { code: 'timeout', message:
 
 /** n samples with the given contents, in order. */
 export const samples = (...contents: string[]) => contents.map((c) => reply(c));
+
+/** A 200 event stream of these chunks (objects are JSON-encoded), ended by `data: [DONE]` unless told otherwise. */
+export function streamed(chunks: unknown[], o: { done?: boolean } = {}): StreamExchange {
+  const events = chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`);
+  if (o.done !== false) events.push('data: [DONE]\n\n');
+  const res: HttpResponse = {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream' },
+    chunks: events.map((e, i) => ({ at: i + 1, bytes: Buffer.from(e) })),
+    bytes: events.reduce((n, e) => n + Buffer.byteLength(e), 0),
+    truncated: false,
+    cap: 2 * 1024 * 1024,
+    durationMs: events.length,
+  };
+  return toStreamExchange(`s${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
+}
+
+/** A streamed request refused before any event: the status and a JSON error, as a stream exchange. */
+export function refusedStream(status: number, message: string): StreamExchange {
+  const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } });
+  const res: HttpResponse = { status, headers: { 'content-type': 'application/json' }, chunks: [{ at: 1, bytes: Buffer.from(body) }], bytes: body.length, truncated: false, cap: 2 * 1024 * 1024, durationMs: 1 };
+  return toStreamExchange(`s${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
+}
+
+/** A chat.completion.chunk with one choice and this delta. */
+export const delta = (d: Record<string, unknown>, finish: string | null = null) => ({ id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: d, finish_reason: finish }] });

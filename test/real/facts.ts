@@ -26,6 +26,8 @@ export interface Facts {
   missingMessagesStatus: number;
   wrongTypeStatus: number;
   invalidRoleStatus: number;
+  /** temperature 5, top_p 2, max_tokens -5, n 0: each value's status, and whether a refusal names the field. */
+  outOfRange: Record<'temperature' | 'top_p' | 'max_tokens' | 'n', { status: number; named: boolean }>;
   noKeyStatus: number;
   /** With the key but without "Bearer ". */
   noBearerStatus: number;
@@ -120,6 +122,22 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     missingMessagesStatus: (await chat({ max_tokens: 8 })).status,
     wrongTypeStatus: (await chat({ messages: user(OK), max_tokens: 8, temperature: 'hot' })).status,
     invalidRoleStatus: (await chat({ messages: [{ role: 'wizard', content: OK }], max_tokens: 8 })).status,
+    outOfRange: Object.fromEntries(
+      await Promise.all(
+        (
+          [
+            ['temperature', 5],
+            ['top_p', 2],
+            ['max_tokens', -5],
+            ['n', 0],
+          ] as const
+        ).map(async ([field, value]) => {
+          // max_tokens: -5 is its own limit: the stopping model's server refuses it at once (docs/real-server-evidence.md).
+          const a = await chat({ messages: user('Say OK.'), ...(field === 'max_tokens' ? {} : { max_tokens: 16 }), [field]: value });
+          return [field, { status: a.status, named: String(a.body?.error?.message ?? '').includes(`'${field}'`) }] as const;
+        }),
+      ),
+    ) as Facts['outOfRange'],
     noKeyStatus: (await ask(base, { model: alias, messages: user(OK), max_tokens: 8 })).status,
     noBearerStatus: key
       ? (await fetch(`${base}/chat/completions`, { method: 'POST', headers: { authorization: key, 'content-type': 'application/json' }, body: JSON.stringify({ model: alias, messages: user(OK), max_tokens: 8 }) })).status

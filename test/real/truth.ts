@@ -102,6 +102,14 @@ export const ENDPOINT_EVIDENCE: Row[] = [
 export const TRUTH: Row[] = [
   { probe: 'errors.missing_messages', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.missingMessagesStatus === 400) },
   { probe: 'errors.wrong_type', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.wrongTypeStatus === 400) },
+  {
+    probe: 'errors.out_of_range',
+    stops: 'warn',
+    runaway: 'warn',
+    because:
+      'temperature 5 and top_p 2 are answered with HTTP 200 (llama-server checks no sampling range); max_tokens -5 and n 0 get a 400 naming the field in the message. The runaway model is not sent max_tokens -5 (it would be its only limit), so its cell rests on the other three values',
+    holds: both((f) => f.outOfRange.temperature.status === 200 && f.outOfRange.top_p.status === 200 && f.outOfRange.n.status === 400 && f.outOfRange.n.named && f.outOfRange.max_tokens.status === 400 && f.outOfRange.max_tokens.named),
+  },
   { probe: 'errors.invalid_role', stops: 'fail', runaway: 'fail', because: 'role "wizard" is accepted with HTTP 200', holds: both((f) => f.invalidRoleStatus === 200) },
   { probe: 'chat.schema', stops: 'warn', runaway: 'warn', because: 'choices carry no logprobs and messages no refusal (strict-tier fields)', holds: () => true },
   {
@@ -171,6 +179,14 @@ export const TRUTH: Row[] = [
     runaway: 'inconclusive',
     because: 'the tools reach the model (its prompt grows by their definitions) but it never calls, forced or not: a model that cannot call says nothing about tools',
     holds: both((f) => f.autoCalls === 0 && f.requiredCalls === 0 && f.toolsPromptGrowth > 20),
+  },
+  {
+    probe: 'streaming.tool_calls',
+    stops: 'inconclusive',
+    runaway: 'inconclusive',
+    because:
+      'the model never calls a tool, streamed or not, so there is no streamed call to rebuild (forced by a prefill, llama-server streams calls in OpenAI\'s form: docs/real-server-evidence.md)',
+    holds: both((f) => f.autoCalls === 0 && f.requiredCalls === 0),
   },
   {
     probe: 'parameters.tool_choice.required',
