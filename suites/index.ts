@@ -63,6 +63,11 @@ import streamingRoleFirst from './streaming/role-first.js';
 import streamingUnrequestedUsage from './streaming/unrequested-usage.js';
 import streamingUsage from './streaming/usage.js';
 import streamingToolCalls from './streaming/tool-calls.js';
+import reasoningField from './reasoning/field.js';
+import reasoningStream from './reasoning/stream.js';
+import reasoningUsage from './reasoning/usage.js';
+import reasoningEffort from './reasoning/effort.js';
+import reasoningEcho from './reasoning/echo.js';
 
 /**
  * Every probe, in catalogue order (the order of ../shared/PROBES.md). Listed explicitly so the bundle
@@ -133,4 +138,9 @@ export const PROBES: readonly ProbeDefinition[] = [
   rolesConsecutiveUser,
   rolesAssistantPrefill,
   rolesEmptyContent,
+  reasoningField,
+  reasoningStream,
+  reasoningUsage,
+  reasoningEffort,
+  reasoningEcho,
 ];

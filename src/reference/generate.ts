@@ -39,6 +39,16 @@ export interface GeneratedChoice {
   finish: string;
   logprobs: TokenLogprob[] | undefined;
   reasoning: string | undefined;
+  /** Tokens of reasoning spent before the answer (a reasoning model's), counted in the completion. */
+  reasoningTokens: number;
+}
+
+/** How many tokens a reasoning model thinks for at an effort; the answer's room is what the limit leaves. */
+function reasoningTokens(quirks: Quirks, effort: unknown): number {
+  const r = quirks.reasoning;
+  if (!r) return 0;
+  if (r.effort === 'ignore') return r.tokens;
+  return effort === 'low' ? Math.max(2, Math.floor(r.tokens / 2)) : effort === 'high' ? r.tokens * 4 : r.tokens;
 }
 
 /**
@@ -74,11 +84,13 @@ function oneChoice(
   quirks: Quirks,
   index: number,
 ): GeneratedChoice {
-  const reasoning = has('reasoning_effort') ? `Thinking with ${String(body.reasoning_effort)} effort.` : undefined;
+  const thinking = reasoningTokens(quirks, has('reasoning_effort') ? body.reasoning_effort : undefined);
+  const thought = thinking > 0 ? 'step '.repeat(thinking).trim() : undefined;
+  const reasoning = thought ?? (has('reasoning_effort') ? `Thinking with ${String(body.reasoning_effort)} effort.` : undefined);
   // Once a tool has answered, the model answers in words.
   const answered = (body.messages as { role?: unknown }[]).at(-1)?.role === 'tool';
   const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index, quirks) : [];
-  if (toolCalls.length > 0 && !quirks.toolCallsAsText) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning };
+  if (toolCalls.length > 0 && !quirks.toolCallsAsText) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning, reasoningTokens: thinking };
   let text = quirks.fixedAnswer ?? respondTo(body.messages as { role?: unknown; content?: unknown }[], sampler);
   // A server without its tool-call parser hands the model's call text through as content.
   if (toolCalls.length > 0) text = toolCalls.map((c) => `<tool_call>\n{"name": "${c.function.name}", "arguments": ${c.function.arguments}}\n</tool_call>`).join('\n');
@@ -98,12 +110,20 @@ function oneChoice(
   let tokens = tokenize(text);
   // A gateway's own cap replaces whatever limit the client sent.
   const limit = quirks.outputCap ?? (has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : undefined);
-  if (typeof limit === 'number' && tokens.length > limit) {
-    tokens = tokens.slice(0, Math.max(0, limit));
+  // The reasoning comes first and counts against the limit: what is left is the answer's room.
+  let spent = thinking;
+  let said = reasoning;
+  if (typeof limit === 'number' && thinking > 0 && thinking >= limit) {
+    spent = Math.max(0, limit);
+    said = 'step '.repeat(spent).trim();
+  }
+  const room = typeof limit === 'number' ? limit - spent : undefined;
+  if (room !== undefined && tokens.length > room) {
+    tokens = tokens.slice(0, Math.max(0, room));
     finish = 'length';
   }
   const logprobs = has('logprobs') && body.logprobs === true ? logprobsOf(tokens, Number(body.top_logprobs ?? 0)) : undefined;
-  return { tokens, content: tokens.join(''), toolCalls: [], finish, logprobs, reasoning };
+  return { tokens, content: tokens.join(''), toolCalls: [], finish, logprobs, reasoning: said, reasoningTokens: spent };
 }
 
 interface ToolDef {

@@ -68,7 +68,29 @@ export const StreamQuirks = z.object({
 });
 export type StreamQuirks = z.infer<typeof StreamQuirks>;
 
+/** A reasoning model: it reasons before every answer, and the reasoning counts against the output limit. */
+export const ReasoningQuirks = z.object({
+  /** Where the reasoning goes without streaming: a message field, <think> tags in the content, or nowhere
+   *  (hidden: only the token count, as OpenAI's o-series). */
+  place: z.enum(['reasoning_content', 'reasoning', 'think', 'hidden']).default('reasoning_content'),
+  /** Where it goes in a stream (default: as without streaming; `none`: a gateway that forwards only content). */
+  streamPlace: z.enum(['reasoning_content', 'reasoning', 'think', 'none']).optional(),
+  /** Reasoning tokens at the default effort; "low" halves them, "high" quadruples them (unless ignored). */
+  tokens: z.number().int().min(1).default(12),
+  effort: z.enum(['honour', 'ignore']).default('honour'),
+  /** Refuse a reasoning_effort outside low/medium/high with a 400 naming it. */
+  validateEffort: z.boolean().default(true),
+  /** `details`: usage.completion_tokens_details.reasoning_tokens; `none`: not reported; `over`: more
+   *  reasoning tokens reported than completion tokens (reasoning billed on top). */
+  usage: z.enum(['details', 'none', 'over']).default('details'),
+  /** An assistant message carrying reasoning_content: accepted, or refused as an unknown field. */
+  echo: z.enum(['accept', 'reject']).default('accept'),
+});
+export type ReasoningQuirks = z.infer<typeof ReasoningQuirks>;
+
 export const Quirks = z.object({
+  /** A reasoning model (see ReasoningQuirks); unset: the model does not reason. */
+  reasoning: ReasoningQuirks.optional(),
   /** The finish_reason of a complete answer, instead of "stop" (TGI "eos", Anthropic-style "end_turn"). */
   finishReason: z.string().nullable().optional(),
   omitUsage: z.boolean().default(false),

@@ -13,6 +13,7 @@ import sloppyStream from '../../fixtures/profiles/sloppy-stream.json' with { typ
 import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json' };
 import strictParams from '../../fixtures/profiles/strict-params.json' with { type: 'json' };
 import streamTools from '../../fixtures/profiles/stream-tools.json' with { type: 'json' };
+import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
 
@@ -32,6 +33,7 @@ const BUNDLED: Record<string, unknown> = {
   stalling: stalling,
   'strict-params': strictParams,
   'stream-tools': streamTools,
+  reasoning: reasoning,
   'wrong-base-url': wrongBaseUrl,
 };
 

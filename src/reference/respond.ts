@@ -7,7 +7,7 @@ export interface Answer {
   created: number;
   model: ProfileModel;
   choices: GeneratedChoice[];
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details?: { reasoning_tokens: number } };
 }
 
 function finishOf(a: Answer, c: GeneratedChoice): string | null {
@@ -28,7 +28,9 @@ export function completionBody(a: Answer): Record<string, unknown> {
   const choices = a.choices.map((c, index) => {
     const message: Record<string, unknown> = { role: 'assistant', content: q.emptyContent ? '' : c.content };
     if (q.emptyContent && c.content) message.reasoning_content = c.content;
-    if (c.reasoning) message.reasoning_content = c.reasoning;
+    const place = q.reasoning?.place ?? 'reasoning_content';
+    if (c.reasoning && place === 'think') message.content = `<think>${c.reasoning}</think>${c.content ?? ''}`;
+    else if (c.reasoning && place !== 'hidden') message[place] = c.reasoning;
     if (c.toolCalls.length > 0) message.tool_calls = c.toolCalls;
     const choice: Record<string, unknown> = { index, message, finish_reason: finishOf(a, c) };
     if (!q.omitStrictFields) {
@@ -80,6 +82,8 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
   };
   const intermediate = s.intermediateFinish === 'null' ? null : s.intermediateFinish === 'empty' ? '' : undefined;
   const contentKey = a.model.quirks.emptyContent ? 'reasoning_content' : 'content';
+  const r = a.model.quirks.reasoning;
+  const streamPlace = r ? (r.streamPlace ?? (r.place === 'hidden' ? 'none' : r.place)) : 'reasoning_content';
   const push = (body: unknown) => {
     if (s.comments) steps.push({ comment: 'PING' });
     steps.push({ data: JSON.stringify(body) });
@@ -93,6 +97,13 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
       return s.role === 'every' || (s.role === 'first' && first) ? { role: 'assistant' } : {};
     };
     push(chunk(index, { ...roleFor(), content: c.toolCalls.length > 0 ? null : '' }, intermediate));
+    // The reasoning streams first, a word a chunk, where the profile's server streams it.
+    if (c.reasoning && streamPlace !== 'none') {
+      const words = c.reasoning.split(/(?<= )/);
+      if (streamPlace === 'think') words[0] = `<think>${words[0]}`;
+      if (streamPlace === 'think') words[words.length - 1] += '</think>';
+      for (const w of words) push(chunk(index, { ...roleFor(), [streamPlace === 'think' ? 'content' : streamPlace]: w }, intermediate));
+    }
     for (const [i, call] of c.toolCalls.entries()) {
       for (const fragment of toolFragments(s.toolCalls, i, call)) push(chunk(index, { ...roleFor(), tool_calls: [fragment] }, intermediate));
     }

@@ -162,6 +162,22 @@ function outOfRange(c: Call, model: ProfileModel, body: Json): Reply | undefined
   return undefined;
 }
 
+/** What a reasoning model refuses: an effort it does not know, or reasoning_content sent back when it takes none. */
+function reasoningRequest(model: ProfileModel, body: Json): Reply | undefined {
+  const r = model.quirks.reasoning;
+  if (!r) return undefined;
+  const effort = body.reasoning_effort;
+  if (r.validateEffort && effort !== undefined && !['low', 'medium', 'high'].includes(String(effort))) {
+    return openaiError(400, `Invalid value for 'reasoning_effort': '${String(effort)}'. Supported values are: 'low', 'medium', and 'high'.`, 'invalid_request_error', 'invalid_value', 'reasoning_effort');
+  }
+  const messages = Array.isArray(body.messages) ? (body.messages as Json[]) : [];
+  const echoed = messages.findIndex((m) => typeof m === 'object' && m !== null && 'reasoning_content' in m);
+  if (r.echo === 'reject' && echoed >= 0) {
+    return openaiError(400, `Unrecognized request argument supplied: messages[${echoed}].reasoning_content`, 'invalid_request_error', null, `messages[${echoed}].reasoning_content`);
+  }
+  return undefined;
+}
+
 async function chatCompletions(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
@@ -194,6 +210,8 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   if (extra) return extra;
   const range = outOfRange(c, model, body);
   if (range) return range;
+  const reasoningRefusal = reasoningRequest(model, body);
+  if (reasoningRefusal) return reasoningRefusal;
   if (c.profile.server.streamOptionsNeedStream && body.stream_options !== undefined && body.stream !== true) {
     return openaiError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'invalid_value', 'stream_options');
   }
@@ -237,8 +255,12 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
   // Tool definitions are part of the prompt the template renders, when they reach the model.
   const toolTokens = honoured.has('tools') && Array.isArray(body.tools) ? tokenize(JSON.stringify(body.tools)).length : 0;
   const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages) + toolTokens;
-  const completionTokens = choices.reduce((n, ch) => n + ch.tokens.length + (ch.toolCalls.length > 0 ? 12 : 0), 0);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens + q.usageTotalOff };
+  const completionTokens = choices.reduce((n, ch) => n + ch.tokens.length + ch.reasoningTokens + (ch.toolCalls.length > 0 ? 12 : 0), 0);
+  const usage: Answer['usage'] = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens + q.usageTotalOff };
+  if (q.reasoning && q.reasoning.usage !== 'none') {
+    const thought = choices.reduce((n, ch) => n + ch.reasoningTokens, 0);
+    usage.completion_tokens_details = { reasoning_tokens: q.reasoning.usage === 'over' ? completionTokens + 5 : thought };
+  }
   const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
   // A model that never stops, asked without a limit: the answer never comes, only the client's timeout ends it.

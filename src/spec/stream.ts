@@ -34,6 +34,8 @@ export interface StreamedChoice {
   roles: string[];
   finishReasons: unknown[];
   reasoning: string;
+  /** The delta fields the reasoning came in (`reasoning_content`, `reasoning`), in order of first use. */
+  reasoningFields: string[];
   toolCalls: StreamedToolCall[];
   /** `delta.tool_calls[]` fragments without a numeric `index`. */
   toolFragmentsWithoutIndex: number;
@@ -157,7 +159,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let slot = out.choices.get(index);
       if (!slot) {
-        slot = { content: '', roles: [], finishReasons: [], reasoning: '', toolCalls: [], toolFragmentsWithoutIndex: 0 };
+        slot = { content: '', roles: [], finishReasons: [], reasoning: '', reasoningFields: [], toolCalls: [], toolFragmentsWithoutIndex: 0 };
         out.choices.set(index, slot);
       }
       const delta = isObject(choice.delta) ? choice.delta : {};
@@ -167,8 +169,15 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
         hadContent = true;
       }
       if (Array.isArray(delta.tool_calls)) addToolFragments(slot, delta.tool_calls);
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === 'string') slot.reasoning += reasoning;
+      // Some servers send the same text under both names: it is read once, and both names are recorded.
+      let read = false;
+      for (const field of ['reasoning_content', 'reasoning'] as const) {
+        const piece = delta[field];
+        if (typeof piece !== 'string' || piece === '') continue;
+        if (!read) slot.reasoning += piece;
+        read = true;
+        if (!slot.reasoningFields.includes(field)) slot.reasoningFields.push(field);
+      }
       if (choice.finish_reason !== null && choice.finish_reason !== undefined && slot.finishReasons.length < MAX_KEPT) slot.finishReasons.push(choice.finish_reason);
     }
     if (hadContent) {

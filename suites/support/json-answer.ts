@@ -8,8 +8,13 @@ import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
 
 const validateSky = new Ajv2020({ allErrors: true, strict: false }).compile(SKY_SCHEMA);
 
-/** How an answer's content relates to JSON: bare JSON, JSON in a Markdown fence, or prose. */
-export function readJson(content: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
+/**
+ * How an answer's content relates to JSON: bare JSON, JSON in a Markdown fence, or prose. A leading
+ * `<think>…</think>` block is a reasoning model's thinking left in the content (reasoning.field warns about
+ * it), not the answer: the JSON after it is what the format shaped.
+ */
+export function readJson(raw: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
+  const content = raw.replace(/^\s*<think>[\s\S]*?<\/think>/i, '');
   try {
     return { kind: 'json', value: JSON.parse(content.trim()) };
   } catch {

@@ -59,6 +59,8 @@ export interface Facts {
   recallsPlainWords: boolean;
   /** Under the server's default sampling, one of three answers ended on its own within 400 tokens. */
   endsOnItsOwn: boolean;
+  /** Any of those answers carries reasoning: a reasoning field, <think> tags, or reasoning_tokens. */
+  showsReasoning: boolean;
 }
 
 export async function gatherFacts(base: string, alias: string, key?: string): Promise<Facts> {
@@ -165,5 +167,9 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     followsRuleInUser: content(rule).toUpperCase().includes('PINEAPPLE'),
     recallsPlainWords: /MANGO/i.test(content(recall)) && /KIWI/i.test(content(recall)),
     endsOnItsOwn: own.some((a) => finish(a) === 'stop'),
+    showsReasoning: own.some((a) => {
+      const m = a.body?.choices?.[0]?.message ?? {};
+      return Boolean(m.reasoning_content || m.reasoning || /<think>/.test(m.content ?? '') || a.body?.usage?.completion_tokens_details?.reasoning_tokens);
+    }),
   };
 }

@@ -86,6 +86,15 @@ const WEAK: Row[] = [
   ['roles.tool_result', (f: Facts) => !f.recallsPlainWords, 'the model repeats nothing it is given'],
 ].map(([probe, check, because]) => ({ probe: probe as string, stops: 'inconclusive', runaway: 'inconclusive', because: because as string, holds: both(check as (f: Facts) => boolean) }));
 
+/** Reasoning: the tiny models have no reasoning template (`chat_format` "Content-only"), so no probe of the area has anything to read. */
+const REASONING: Row[] = ['reasoning.field', 'reasoning.stream', 'reasoning.usage', 'reasoning.effort', 'reasoning.echo'].map((probe) => ({
+  probe,
+  stops: 'inconclusive',
+  runaway: 'inconclusive',
+  because: 'no answer carries reasoning (no reasoning field, no <think> tags, no reasoning_tokens): reasoning.field says so, the others skip the model',
+  holds: both((f) => !f.showsReasoning),
+}));
+
 export const ENDPOINT_TRUTH: Record<'stops' | 'runaway', Record<string, Verdict>> = {
   // Served without a key: anyone may call it, and there is no key to send without "Bearer ".
   stops: { 'models.list': 'pass', 'auth.missing_key': 'warn', 'auth.bad_key': 'warn', 'auth.no_bearer': 'inconclusive', 'errors.unknown_model': 'fail', 'errors.malformed_json': 'fail' },
@@ -209,6 +218,7 @@ export const TRUTH: Row[] = [
   { probe: 'parameters.tool_choice.none', stops: 'inconclusive', runaway: 'inconclusive', because: 'no call with "none", and none without it either', holds: both((f) => f.noneCalls === 0 && f.autoCalls === 0) },
   { probe: 'parameters.parallel_tool_calls', stops: 'inconclusive', runaway: 'inconclusive', because: 'the model makes no call at all', holds: both((f) => f.autoCalls === 0) },
   ...WEAK,
+  ...REASONING,
   {
     probe: 'roles.image',
     stops: 'rejected',
