@@ -14,6 +14,7 @@ import { makePlan, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled } from './requests.js';
+import { compareDeclared } from '../report/declared.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -312,7 +313,8 @@ export async function runAudit(
       },
       models,
       probes: plan.probes.map(probeInfo),
-      results,
+      // Declared against observed: a /models entry's claims beside the verdicts (report/declared.ts).
+      results: compareDeclared(models, results),
       calls: log.trace.length,
     };
     return { report, trace: log.trace };

@@ -108,6 +108,23 @@ describe.each(apiProfiles)('profile %s', (name) => {
   });
 });
 
+describe('declared against observed, on the default profile', () => {
+  it('sets what GET /models declares beside the verdicts: a route that declares max_tokens and tools and drops them', async () => {
+    const out = await tempDir();
+    const server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    try {
+      await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-lenient', '--probes', 'parameters.max_tokens', 'parameters.tools', 'parameters.seed', 'chat.basic'], { OPENAI_API_KEY: KEY });
+    } finally {
+      await server.close();
+    }
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+    const codes = Object.fromEntries(report.results.map((r) => [r.probe, r.findings.filter((f) => f.code.includes('declared')).map((f) => f.code)]));
+    expect(codes).toMatchObject({ 'parameters.max_tokens': ['declared_not_observed'], 'parameters.tools': ['declared_not_observed'], 'parameters.seed': ['observed_not_declared'], 'chat.basic': [] });
+    const md = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(md.split('## Declared against observed')[1]?.split('\n## ')[0]).toContain('parameters.max_tokens`: GET /models declares max\\_tokens \\(supported\\_parameters\\), and it was ignored');
+  }, 60_000);
+});
+
 describe('the reference profiles together', () => {
   it('show every verdict each probe can give', () => {
     const seen = new Map<string, Set<Verdict>>();

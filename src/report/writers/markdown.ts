@@ -77,6 +77,13 @@ export function renderMatrix(report: Report): string {
     out.push(`| ${escapeText(m.id)} | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeText(note)} |`);
   }
   out.push('');
+  // What GET /models declares, beside what was observed (report/declared.ts).
+  const declared = report.results.flatMap((r) => r.findings.filter((f) => f.code === 'declared_not_observed' || f.code === 'observed_not_declared').map((f) => ({ r, f })));
+  if (declared.length > 0) {
+    out.push('## Declared against observed', '');
+    for (const { r, f } of declared) out.push(`- ${f.severity === 'warn' ? '⚠️' : 'ℹ️'} **${escapeText(r.model)}** · \`${r.probe}\`: ${escapeText(f.message)}`);
+    out.push('');
+  }
   out.push('## Findings', '');
   // A model that was not probed is explained once, in the model facts, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
