@@ -1,3 +1,4 @@
+import { isObject } from '../spec/stream.js';
 import type { Finding, ModelEntry, ProbeResult, Verdict } from './model.js';
 
 /**
@@ -41,7 +42,6 @@ interface Declarations {
 }
 
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a /models entry's extra keys declare, in the shapes gateways use. */
 export function declarationsOf(declared: Record<string, unknown> | undefined): Declarations {

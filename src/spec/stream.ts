@@ -78,14 +78,17 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
     const hasId = typeof f.id === 'string' && f.id !== '';
     const hasName = typeof fn.name === 'string' && fn.name !== '';
     let call = index === undefined ? slot.toolCalls.at(-1) : slot.toolCalls.findLast((c) => c.index === index);
-    const another = call && ((hasId && typeof call.id === 'string' && call.id !== '' && call.id !== f.id) || (hasName && call.name !== '' && call.arguments !== ''));
-    if (!call || another || (index === undefined && hasId)) {
+    // Some servers repeat the whole name in every fragment: that is the same call, not a split name.
+    const repeated = hasName && call !== undefined && fn.name === call.name;
+    const another = call && ((hasId && typeof call.id === 'string' && call.id !== '' && call.id !== f.id) || (hasName && !repeated && call.name !== '' && call.arguments !== ''));
+    const created = !call || Boolean(another) || (index === undefined && hasId);
+    if (!call || created) {
       if (slot.toolCalls.length >= MAX_TOOL_CALLS) continue;
       call = { index, id: f.id, type: f.type, name: '', nameFragments: 0, arguments: '', fragments: 0, sharedIndex: Boolean(another) };
       slot.toolCalls.push(call);
     }
     call.fragments++;
-    if (hasName) {
+    if (hasName && (created || !repeated)) {
       call.name += fn.name as string;
       call.nameFragments++;
     }

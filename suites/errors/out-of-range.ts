@@ -1,6 +1,6 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
-import { conformance, describeFailure, errored, fail, namesAny, note, warn } from '../../src/engine/verdicts.js';
+import { answerProblem, conformance, describeFailure, errored, fail, namesAny, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
 import { readChoices, errorIn2xx } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
@@ -73,7 +73,10 @@ export function judgeOutOfRange(tries: readonly OutOfRangeTry[]): ProbeVerdict {
     const status = x.status ?? 0;
     if (status >= 200 && status < 300) {
       const error = errorIn2xx(x.json);
-      findings.push(error ? fail('error_in_2xx', `${what} was refused inside an HTTP ${status} (${error}): clients read it as a success`) : warn('accepted_out_of_range', silently(t, x)));
+      // A 200 that is no answer (HTML, no choice) shows neither a clamp nor a refusal.
+      const unreadable = error ? undefined : answerProblem(x, 'choice');
+      if (unreadable) untested.push(`${what} (${unreadable})`);
+      else findings.push(error ? fail('error_in_2xx', `${what} was refused inside an HTTP ${status} (${error}): clients read it as a success`) : warn('accepted_out_of_range', silently(t, x)));
     } else if (status >= 500) {
       findings.push(fail('server_error', `${what} got ${describeFailure(x)}: a client error answered as a server error (SDKs retry it)`));
     } else if (x.errorShape === 'html' || x.errorShape === 'text' || x.errorShape === 'empty') {

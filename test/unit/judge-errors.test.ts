@@ -62,6 +62,12 @@ describe('errors.out_of_range', () => {
     expect(v.findings!.map((f) => f.code)).toContain(code);
   });
 
+  it('takes a 200 that is no answer (HTML, no choice) as untested, not as a silent clamp', () => {
+    const v = judgeOutOfRange(tries({ top_p: raw(200, '<html>gateway</html>', 'text/html') }));
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.findings!.map((f) => f.code)).not.toContain('accepted_out_of_range');
+  });
+
   it('is inconclusive, not pass, when a value could not be tested and the others were refused', () => {
     const v = judgeOutOfRange(tries({ n: limited(429) }));
     expect(v.verdict).toBe('inconclusive');

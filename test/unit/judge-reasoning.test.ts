@@ -60,6 +60,7 @@ describe('reasoning.usage', () => {
     ['reasoning billed on top', counts(10, 12, 20), 'fail', 'over'],
     ['a total that leaves the reasoning out', counts(10, 12, 10, 12), 'fail', 'total'],
     ['no reasoning_tokens reported', counts(10, 12), 'warn', 'no_reasoning_tokens'],
+    ['reasoning_tokens 0 beside a reasoning text: not broken out, not "uncounted"', counts(10, 12, 0), 'warn', 'not_broken_out'],
   ])('%s', (_name, usage, verdict, code) => {
     const v = judgeReasoningUsage(answer({ content: 'OK', reasoning_content: 'The user wants one word, so I answer OK.' }, usage));
     expect(v.verdict).toBe(verdict);
@@ -69,19 +70,23 @@ describe('reasoning.usage', () => {
 
 describe('reasoning.effort', () => {
   const thought = (tokens: number, finish = 'stop') => answer({ content: '16', reasoning_content: 'step '.repeat(tokens) }, counts(20, tokens + 1, tokens), finish);
+  const pair = (a: number, b: number = a, finish = 'stop') => [thought(a, finish), thought(b, finish)];
   it('is honoured when high reasons at least twice as much, and clearly more', () => {
-    expect(judgeEffort(thought(10), thought(60), refused(400, "Invalid value for 'reasoning_effort'", { param: 'reasoning_effort' }), plain).verdict).toBe('honoured');
+    expect(judgeEffort(pair(10), pair(60), refused(400, "Invalid value for 'reasoning_effort'", { param: 'reasoning_effort' }), plain).verdict).toBe('honoured');
   });
   it('is never ignored: no clear difference, or a low answer cut by our limit, is inconclusive', () => {
-    expect(judgeEffort(thought(30), thought(34), undefined, plain).verdict).toBe('inconclusive');
-    expect(judgeEffort(thought(500, 'length'), thought(512, 'length'), undefined, plain).verdict).toBe('inconclusive');
+    expect(judgeEffort(pair(30), pair(34), undefined, plain).verdict).toBe('inconclusive');
+    expect(judgeEffort(pair(500, 500, 'length'), pair(512, 512, 'length'), undefined, plain).verdict).toBe('inconclusive');
     // Twice as much, but only 8 tokens more: chance, not effort.
-    expect(judgeEffort(thought(4), thought(12), undefined, plain).verdict).toBe('inconclusive');
+    expect(judgeEffort(pair(4), pair(12), undefined, plain).verdict).toBe('inconclusive');
+  });
+  it('is not fooled by reasoning that merely varies: one pair twice apart, the other not (the control against chance)', () => {
+    expect(judgeEffort(pair(40, 120), pair(90, 250), undefined, plain).verdict).toBe('inconclusive');
   });
   it('says when a bogus effort is accepted, and rejects an effort refused by name', () => {
-    const v = judgeEffort(thought(10), thought(60), thought(10), plain);
+    const v = judgeEffort(pair(10), pair(60), thought(10), plain);
     expect(v.findings!.map((f) => f.code)).toContain('no_validation');
-    expect(judgeEffort(refused(400, "Unsupported parameter: 'reasoning_effort'", { param: 'reasoning_effort' }), thought(60), undefined, plain).verdict).toBe('rejected');
+    expect(judgeEffort([refused(400, "Unsupported parameter: 'reasoning_effort'", { param: 'reasoning_effort' }), thought(10)], pair(60), undefined, plain).verdict).toBe('rejected');
   });
 });
 

@@ -42,6 +42,14 @@ describe('streaming.tool_calls', () => {
     expect(v.findings!.find((f) => f.code === 'calls')!.message).toContain('streamed: get_weather, get_weather');
   });
 
+  it('takes a name repeated whole in every fragment as the same call, not a split name or a second call', () => {
+    const repeat = (d: Record<string, unknown>) => ({ ...d, function: { name: 'get_weather', ...(d.function as object) } });
+    const chunks = [start, delta({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }] }), ...ARGS.map((a) => delta({ tool_calls: [repeat({ index: 0, function: { arguments: a } })] })), end()];
+    const v = judgeStreamedToolCalls(streamed(chunks), plainTwo);
+    expect(v.verdict).toBe('pass');
+    expect(v.findings!.find((f) => f.code === 'calls')!.message).toContain('streamed: get_weather in 4 fragment(s)');
+  });
+
   it('warns on a name split across fragments, a missing type, or another finish_reason', () => {
     const split = [start, delta({ tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_', arguments: '' } }] }), delta({ tool_calls: [{ index: 0, function: { name: 'weather' } }] }), ...call(0, 'call_a').slice(1), end()];
     const v = judgeStreamedToolCalls(streamed(split), plainTwo);

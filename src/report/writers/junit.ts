@@ -55,6 +55,8 @@ export function xmlAttr(text: string): string {
 const seconds = (ms: number) => (Math.max(0, ms) / 1000).toFixed(3);
 
 interface Suite {
+  /** The model id (ENDPOINT for the endpoint's checks). */
+  model: string;
   name: string;
   props: [string, string][];
   cases: ProbeResult[];
@@ -76,7 +78,7 @@ export function renderJunit(report: Report): string {
   for (const suite of suitesOf(report)) {
     const counts: Counts = { failure: 0, error: 0, skipped: 0 };
     const firstNotRun = new Map<string, string>();
-    const classname = xmlAttr(junitClassName(suite.cases[0]?.model ?? ENDPOINT));
+    const classname = xmlAttr(junitClassName(suite.model));
     let ms = 0;
     let cases = '';
     for (const r of suite.cases) {
@@ -113,10 +115,10 @@ function suitesOf(report: Report): Suite[] {
   }
   const suites: Suite[] = [];
   const endpoint = byModel.get(ENDPOINT);
-  if (endpoint) suites.push({ name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint });
+  if (endpoint) suites.push({ model: ENDPOINT, name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint });
   for (const m of report.models) {
     const row = rowAsResult(m, EVERY_PROBE);
-    suites.push({ name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) });
+    suites.push({ model: m.id, name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) });
   }
   return suites;
 }
