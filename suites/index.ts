@@ -68,6 +68,9 @@ import reasoningStream from './reasoning/stream.js';
 import reasoningUsage from './reasoning/usage.js';
 import reasoningEffort from './reasoning/effort.js';
 import reasoningEcho from './reasoning/echo.js';
+import billingFailedCall from './billing/failed-call.js';
+import billingStream from './billing/stream.js';
+import billingUsage from './billing/usage.js';
 
 /**
  * Every probe, in catalogue order (the order of ../shared/PROBES.md). Listed explicitly so the bundle
@@ -143,4 +146,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   reasoningUsage,
   reasoningEffort,
   reasoningEcho,
+  billingFailedCall,
+  billingStream,
+  billingUsage,
 ];

@@ -5,7 +5,7 @@ import type { PlanSummary } from '../engine/run.js';
 export function renderPlan(plan: PlanSummary): string {
   const called = plan.models.filter((m) => m.call);
   const lines: string[] = [];
-  lines.push(`plan: ${called.length} model(s) × ${plan.probes.length} probe(s) at ${oneLine(plan.baseUrl)} (dry run: nothing sent beyond GET /models)`);
+  lines.push(`plan: ${called.length} model(s) × ${plan.probes.length} probe(s) at ${oneLine(plan.baseUrl)} (dry run: nothing sent beyond GET /models${plan.billing && ('route' in plan.billing || plan.billing.off.startsWith('no balance route')) ? ' and the balance routes' : ''})`);
   for (const m of plan.models) lines.push(`  ${oneLine(m.id)}${m.call ? '' : m.listed ? '' : '  (not listed: reported, not called)'}${!m.listed && m.call ? '  (not listed: called anyway)' : ''}`);
   lines.push('');
   lines.push('per model:');
@@ -17,6 +17,10 @@ export function renderPlan(plan: PlanSummary): string {
   lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
   if (plan.endpoint.probes > 0) {
     lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probes)`);
+  }
+  if (plan.billing && 'off' in plan.billing) lines.push('', `billing: off: ${oneLine(plan.billing.off)}`);
+  else if (plan.billing) {
+    lines.push('', `billing: through ${oneLine(plan.billing.route)} (${plan.billing.kind}, in ${plan.billing.unit}); its calls run last, one model at a time, each between two reads of the balance (GETs, not billed, not counted here)`);
   }
   lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included)`);
   lines.push('max tokens: the sum of the limits sent; a request without a limit counts the answer its prompt asks for.');

@@ -11,6 +11,7 @@ export function probesCommand(json: boolean): number {
     area: p.area,
     kind: p.kind,
     scope: p.scope ?? 'model',
+    tier: p.tier ?? 'default',
     requirement: p.requirement,
     verdicts: [...p.verdicts],
     cost: { ...resolveCost(p.cost, SAMPLES), shared: (p.cost.shared ?? []).map((s) => s.key) },
@@ -23,13 +24,16 @@ export function probesCommand(json: boolean): number {
   for (const r of rows) {
     const shared = r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : '';
     const cost = `${r.cost.requests} req${shared}`;
-    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${r.requirement}\n`);
+    const tier = r.tier === 'extended' ? '(extended tier) ' : '';
+    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${tier}${r.requirement}\n`);
   }
-  const model = costOfProbes(PROBES.filter((p) => p.scope !== 'target'), SAMPLES);
+  const chosen = PROBES.filter((p) => p.tier !== 'extended');
+  const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
+  const extended = costOfProbes(PROBES.filter((p) => p.tier === 'extended'), SAMPLES);
   const endpoint = costOfProbes(PROBES.filter((p) => p.scope === 'target'), SAMPLES);
   out(
-    `\n${rows.length} probes. Per model: ${model.requests + 1} requests (smoke call and shared exchanges included), ${model.maxTokens + 2} max tokens; ` +
-      `once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
+    `\n${rows.length} probes. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
+      `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
   );
   return 0;
 }

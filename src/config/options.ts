@@ -10,7 +10,7 @@ export const AuditFlags = z.object({
   baseUrl: z.string().optional().describe('Base URL of the API, ending in /v1 (env: OPENAI_BASE_URL)'),
   apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key'),
   models: z.array(z.string()).default([]).describe('Models to audit: ids or globs (default: every listed model)'),
-  probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all; see `chatprobe probes`)'),
+  probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all but the extended tier; see `chatprobe probes`)'),
   out: z.string().default('reports').describe('Folder for report.json, junit.xml, matrix.md and trace.jsonl'),
   concurrency: z.number().int().min(1).max(64).default(4).describe('Requests in flight at once'),
   timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds (an uncapped smoke call that runs past it is retried with a limit)'),
@@ -25,7 +25,8 @@ export const AuditFlags = z.object({
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
-  dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models'),
+  billing: z.boolean().default(true).describe('Audit quota deduction where a balance route answers (new-api, one-api, OpenRouter, LiteLLM); --no-billing turns it off'),
+  dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models and the balance routes'),
   json: z.boolean().default(false).describe('Print the report JSON on stdout instead of the matrix'),
   quiet: z.boolean().default(false).describe('Print nothing but errors (reports are still written)'),
 });
@@ -51,6 +52,8 @@ export interface ResolvedOptions {
   baseline: string | undefined;
   updateBaseline: boolean;
   shard: { index: number; count: number } | undefined;
+  /** Audit quota deduction when a balance route answers (the billing probes). */
+  billing: boolean;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
@@ -138,6 +141,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     baseline: f.baseline,
     updateBaseline: f.updateBaseline,
     shard: parseShard(f.shard),
+    billing: f.billing,
     dryRun: f.dryRun,
     json: f.json,
     quiet: f.quiet,

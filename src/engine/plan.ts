@@ -16,9 +16,12 @@ export interface Plan {
   probes: ProbeDefinition[];
 }
 
-/** An unknown probe id or glob is an error that lists the valid ones. */
+/**
+ * An unknown probe id or glob is an error that lists the valid ones. Without a filter, every probe but the
+ * extended tier; a filter picks what it names, extended or not.
+ */
 export function selectProbes(all: readonly ProbeDefinition[], filter: readonly string[]): ProbeDefinition[] {
-  if (filter.length === 0) return [...all];
+  if (filter.length === 0) return all.filter((p) => p.tier !== 'extended');
   const unknown = filter.filter((f) => !all.some((p) => matchAny(p.id, [f])));
   if (unknown.length > 0) {
     throw new CannotTestError(

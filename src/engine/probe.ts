@@ -1,6 +1,7 @@
 import type { HttpRequest } from '../http/client.js';
 import type { Cause, Finding, ProbeKind, Verdict } from '../report/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
+import type { Meter } from '../billing/meter.js';
 
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
 export const SMOKE_PROMPT = 'Reply with the single word OK.';
@@ -11,7 +12,7 @@ export const SMOKE_PROMPT = 'Reply with the single word OK.';
  */
 export const SMOKE_RETRY_LIMIT = 16;
 
-export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning';
+export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'billing';
 
 export interface BaseCost {
   /** Requests sent at most, beyond the smoke call and the shared exchanges read. */
@@ -98,6 +99,8 @@ export interface ChatOptions {
    * as `max_completion_tokens` from then on.
    */
   raw?: boolean;
+  /** Send once: no second try of a 5xx (a billed call's deduction must belong to one attempt). */
+  once?: boolean;
 }
 
 export interface ProbeContext {
@@ -127,6 +130,11 @@ export interface ProbeContext {
   runaway(): Exchange | undefined;
   /** The GET /models exchange of discovery. */
   listing(): Exchange;
+  /**
+   * The calling key's balance, for the billing probes only: they run after every other probe, one model
+   * at a time, with nothing else in flight, and only when a balance route answered (billing/meter.ts).
+   */
+  readonly meter?: Meter;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
   shared<T>(s: SharedExchange<T>): Promise<T>;
 }
@@ -148,6 +156,11 @@ export interface ProbeDefinition {
   id: string;
   area: Area;
   kind: ProbeKind;
+  /**
+   * `extended`: left out of the default selection (the per-model budget of 80 requests), run only when
+   * --probes names it, by id or glob.
+   */
+  tier?: 'default' | 'extended';
   /** `model`: once per model (default). `target`: once per endpoint (auth, malformed input, /models). */
   scope?: 'model' | 'target';
   /** The normative sentence the probe checks. */

@@ -104,7 +104,7 @@ export class ModelCaller {
       const x = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
       // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
-      if (x.status === undefined || x.status < 500 || x.transport) return x;
+      if (x.status === undefined || x.status < 500 || x.transport || options.once) return x;
       const again = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
       return joined(x, again, true);
     };

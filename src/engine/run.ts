@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
+import { deadlineSignal, HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
@@ -15,6 +15,10 @@ import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdic
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled } from './requests.js';
 import { compareDeclared } from '../report/declared.js';
+import { findMeter, type MeterSearch } from '../billing/find.js';
+import type { Meter } from '../billing/meter.js';
+import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
+import { CannotTestError } from './errors.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -54,6 +58,8 @@ export interface PlanSummary {
   endpoint: { probes: number; requests: number; maxTokens: number };
   /** One model's whole cost: its smoke call and every model-scope probe. */
   perModel: { requests: number; maxTokens: number };
+  /** The balance route the billing probes read, or why they do not run. */
+  billing: Report['billing'];
   total: { requests: number; maxTokens: number };
 }
 
@@ -70,17 +76,42 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: 
   return { client, log };
 }
 
-/** GET /models and the plan it allows: the first thing every run does. */
-async function discover(log: CallLog, options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<{ listing: Exchange; plan: Plan }> {
+/** Whether the billing probes run: through which meter, or why not. */
+export type BillingPlan = { meter: Meter } | { off: string };
+
+const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kind: b.meter.kind, route: b.meter.route, unit: b.meter.unit } : { off: b.off });
+
+/**
+ * GET /models and the plan it allows: the first thing every run does. When billing probes are selected,
+ * the balance routes are tried too (GETs, nothing billed): without one that answers, or with --no-billing
+ * or --shard, the billing probes leave the plan and the report says why.
+ */
+async function discover(
+  log: CallLog,
+  options: ResolvedOptions,
+  probes: readonly ProbeDefinition[],
+  signal?: AbortSignal,
+): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES }, 'discovery', undefined);
-  return { listing, plan: makePlan(readModelList(listing, options.baseUrl), probes, options) };
+  const plan = makePlan(readModelList(listing, options.baseUrl), probes, options);
+  const metered = plan.probes.filter((p) => p.area === 'billing');
+  if (metered.length === 0) return { listing, plan, billing: { off: 'no billing probe selected' } };
+  let billing: MeterSearch;
+  if (!options.billing) billing = { off: 'turned off with --no-billing' };
+  else if (options.shard) billing = { off: 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others' };
+  else billing = await findMeter(log, options.baseUrl, signal);
+  if ('off' in billing) {
+    plan.probes = plan.probes.filter((p) => p.area !== 'billing');
+    if (plan.probes.length === 0) throw new CannotTestError(`the billing probes cannot run: ${billing.off}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
+  }
+  return { listing, plan, billing };
 }
 
 /** --dry-run: GET /models, the plan and its cost; nothing else is sent. */
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
   const { client, log } = openSession(options);
   try {
-    const { plan } = await discover(log, options, probes);
+    const { plan, billing } = await discover(log, options, probes);
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const areas = [...new Set(modelProbes.map((p) => p.area))];
     const perArea = areas.map((area) => {
@@ -97,7 +128,7 @@ export async function planAudit(options: ResolvedOptions, probes: readonly Probe
       requests: 1 + endpoint.requests + called * perModel.requests,
       maxTokens: endpoint.maxTokens + called * perModel.maxTokens,
     };
-    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total };
+    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total, billing: billingNote(billing) };
   } finally {
     await client.close();
   }
@@ -112,7 +143,8 @@ export async function runAudit(
   const startedAt = new Date();
   const t0 = performance.now();
   // --max-duration ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which.
-  const deadline = options.maxDurationMs ? AbortSignal.timeout(options.maxDurationMs) : undefined;
+  const timer = options.maxDurationMs ? deadlineSignal(options.maxDurationMs) : undefined;
+  const deadline = timer?.signal;
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
   const { client, log } = openSession(options, stopSignal);
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
@@ -122,7 +154,7 @@ export async function runAudit(
     return undefined;
   };
   try {
-    const { listing, plan: fullPlan } = await discover(log, options, probes);
+    const { listing, plan: fullPlan, billing } = await discover(log, options, probes, stopSignal);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     hooks.onPlan?.(plan.models, plan.probes);
     const limit = pLimit(options.concurrency);
@@ -164,6 +196,10 @@ export async function runAudit(
     // smoke calls found callable (else the first one called).
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const targetProbes = plan.probes.filter((p) => p.scope === 'target');
+    // The billing probes run last, one model at a time, with nothing else in flight (phase 3).
+    const meter = 'meter' in billing ? billing.meter : undefined;
+    const meteredProbes = meter ? modelProbes.filter((p) => p.area === 'billing') : [];
+    const freeProbes = modelProbes.filter((p) => p.area !== 'billing');
     const host = states.find((s) => s.smoke && !s.stopped) ?? states.find((s) => s.smoke);
     const total = states.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
@@ -180,8 +216,20 @@ export async function runAudit(
         evidence.push(...x.attempts);
         return x;
       };
+      const metered: Meter | undefined =
+        meter && p.area === 'billing'
+          ? {
+              ...meter,
+              read: async () => {
+                const r = await meter.read();
+                evidence.push(r.callId);
+                return r;
+              },
+            }
+          : undefined;
       return {
         model,
+        ...(metered ? { meter: metered } : {}),
         options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
         chat: async (body, opts) => track(await state.caller.chat(body, p.id, opts)),
         stream: async (body, opts) => {
@@ -265,14 +313,18 @@ export async function runAudit(
     // flight, not models × probes: a run of 10,000 models queues nothing ahead.
     // The host of the endpoint probes may itself be a stopped row (every smoke call failed): its count
     // holds those probes too, so its smoke answer is not released under them.
-    for (const state of states) state.pending = (state.stopped ? 0 : modelProbes.length) + (state === host ? targetProbes.length : 0);
+    for (const state of states) state.pending = (state.stopped ? 0 : freeProbes.length) + (state === host ? targetProbes.length : 0);
+    const probed: ModelState[] = [];
     function* work(): Generator<() => Promise<void>> {
       if (host) for (const p of targetProbes) yield () => runProbe(p, host, ENDPOINT);
       for (const state of states) {
         const notRun = stopped();
         if (notRun) stopRow(state, notRun, []);
         else if (state.stopped) stopRow(state, state.stopped, state.smoke ? [state.smoke.callId] : []);
-        else for (const p of modelProbes) yield () => runProbe(p, state, state.plan.id);
+        else {
+          probed.push(state);
+          for (const p of freeProbes) yield () => runProbe(p, state, state.plan.id);
+        }
       }
     }
     const queue = work();
@@ -281,6 +333,20 @@ export async function runAudit(
         for (let next = queue.next(); !next.done; next = queue.next()) await next.value();
       }),
     );
+
+    // Phase 3: quota deduction. Serial, after everything else, so nothing but the known set is billed
+    // between two reads of the balance. A row that stalled is not called again.
+    for (const state of meteredProbes.length > 0 ? probed : []) {
+      state.pending = Number.POSITIVE_INFINITY; // released below, once the set is read for the report
+      for (const p of meteredProbes) {
+        if (state.caller.stalled) emit(result(state.plan.id, p, { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${new RowStalled(state.caller.stalled).message}` }, [], 0));
+        else await runProbe(p, state, state.plan.id);
+      }
+      const set = state.shared.get(METERED_KEY);
+      if (set) state.entry.billing = billingView((await set.value.catch(() => undefined)) as MeteredSet | undefined);
+      state.shared.clear();
+      state.smoke = undefined;
+    }
 
     const models = states.map((s) => {
       const metrics = streamMetrics(s.streams);
@@ -311,6 +377,7 @@ export async function runAudit(
         requireAuth: options.requireAuth,
         samples: options.samples,
       },
+      billing: billingNote(billing),
       models,
       probes: plan.probes.map(probeInfo),
       // Declared against observed: a /models entry's claims beside the verdicts (report/declared.ts).
@@ -319,6 +386,7 @@ export async function runAudit(
     };
     return { report, trace: log.trace };
   } finally {
+    timer?.clear();
     await client.close();
   }
 }

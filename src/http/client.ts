@@ -21,8 +21,10 @@ export interface BodyChunk {
 
 export interface HttpRequest {
   method: 'GET' | 'POST';
-  /** Path below the base URL, e.g. `/chat/completions`. */
+  /** Path below the base URL, e.g. `/chat/completions`; with `fromOrigin`, below the base URL without its
+   *  final `/v1` (gateways' own routes: new-api's /api/usage/token, LiteLLM's /key/info). */
   path: string;
+  fromOrigin?: boolean;
   /** A value is sent as JSON; a string is sent as it is (malformed JSON probes). */
   body?: unknown;
   rawBody?: string;
@@ -60,6 +62,23 @@ export interface HttpClientOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * A signal that aborts with a TimeoutError after `ms`, held by its own timer until cleared. Not
+ * AbortSignal.timeout(): its timer holds the signal weakly, and Node 20's AbortSignal.any() holds its
+ * sources weakly too, so a garbage collection can take the timeout away and a call that keeps receiving
+ * bytes never ends (nodejs/node#57736; seen here as an endless stream read for 54 s under a 5 s timeout).
+ */
+export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
+}
+
+/** The base URL without its final `/v1`: where a gateway serves its own routes beside the API. */
+export function originOf(base: string): string {
+  return base.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
 export class HttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
@@ -72,8 +91,8 @@ export class HttpClient {
     this.dispatcher = options.dispatcher ?? new Agent({ connections: 32, pipelining: 0 });
   }
 
-  url(path: string): string {
-    return this.base + path;
+  url(path: string, fromOrigin = false): string {
+    return (fromOrigin ? originOf(this.base) : this.base) + path;
   }
 
   async send(req: HttpRequest): Promise<HttpResponse> {
@@ -100,10 +119,10 @@ export class HttpClient {
     let truncated = false;
     let status: number | undefined;
     let responseHeaders: Record<string, string> = {};
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = this.options.signal ? AbortSignal.any([timeout, this.options.signal]) : timeout;
+    const timeout = deadlineSignal(timeoutMs);
+    const signal = this.options.signal ? AbortSignal.any([timeout.signal, this.options.signal]) : timeout.signal;
     try {
-      const res = await request(this.url(req.path), {
+      const res = await request(this.url(req.path, req.fromOrigin), {
         method: req.method,
         headers,
         body: payload,
@@ -138,6 +157,8 @@ export class HttpClient {
         durationMs: elapsed(),
         transport: describeTransportFailure(err),
       };
+    } finally {
+      timeout.clear();
     }
   }
 

@@ -88,7 +88,27 @@ export const ReasoningQuirks = z.object({
 });
 export type ReasoningQuirks = z.infer<typeof ReasoningQuirks>;
 
+/**
+ * What a call costs on the server's meter (ServerSettings.meter), in quota units (new-api's, 500,000 to
+ * the dollar). Every model bills at these prices unless its quirks say otherwise.
+ */
+export const BillingQuirks = z.object({
+  /** Per prompt token, per completion token, and per call. */
+  prompt: z.number().min(0).default(10),
+  completion: z.number().min(0).default(30),
+  perCall: z.number().min(0).default(0),
+  /** `bill`: a refused request is charged what its limit could have cost (a pre-charge never refunded). */
+  failures: z.enum(['free', 'bill']).default('free'),
+  /** A stream billed as its usage, not at all, or twice. */
+  stream: z.enum(['usage', 'free', 'double']).default('usage'),
+  /** Completion billed at the limit asked for, not at the tokens used. */
+  byLimit: z.boolean().default(false),
+});
+export type BillingQuirks = z.infer<typeof BillingQuirks>;
+
 export const Quirks = z.object({
+  /** Prices on the server's meter, when it has one. */
+  billing: BillingQuirks.default(BillingQuirks.parse({})),
   /** A reasoning model (see ReasoningQuirks); unset: the model does not reason. */
   reasoning: ReasoningQuirks.optional(),
   /** The finish_reason of a complete answer, instead of "stop" (TGI "eos", Anthropic-style "end_turn"). */
@@ -196,6 +216,19 @@ export const ServerSettings = z.object({
   streamOptionsNeedStream: z.boolean().default(false),
   /** `forbid`: unknown request fields are a 422 extra_forbidden, as pydantic servers with extra="forbid" answer. */
   unknownFields: z.enum(['accept', 'forbid']).default('accept'),
+  /**
+   * The calling key's balance, as a gateway shows it: new-api's GET /api/usage/token, OpenRouter's
+   * GET /v1/key, LiteLLM's GET /key/info, one-api's GET /v1/dashboard/billing/usage. `lagReads`: a charge
+   * shows only after this many reads (a gateway that bills in batches); `drift`: the amount used grows by
+   * this much at every read, whatever chatprobe sends (other traffic on the same key).
+   */
+  meter: z
+    .object({
+      kind: z.enum(['new-api', 'openrouter', 'litellm', 'one-api']),
+      lagReads: z.number().int().min(0).default(0),
+      drift: z.number().min(0).default(0),
+    })
+    .optional(),
   /** GET /models quirks: no `created` (DeepSeek), a repeated id, a fixed `created` (one-api). */
   modelList: z
     .object({ omitCreated: z.boolean().default(false), duplicateFirst: z.boolean().default(false), created: z.number().int().default(1_700_000_000) })

@@ -14,6 +14,7 @@ import stalling from '../../fixtures/profiles/stalling.json' with { type: 'json'
 import strictParams from '../../fixtures/profiles/strict-params.json' with { type: 'json' };
 import streamTools from '../../fixtures/profiles/stream-tools.json' with { type: 'json' };
 import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'json' };
+import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
 
@@ -34,6 +35,7 @@ const BUNDLED: Record<string, unknown> = {
   'strict-params': strictParams,
   'stream-tools': streamTools,
   reasoning: reasoning,
+  billing: billing,
   'wrong-base-url': wrongBaseUrl,
 };
 

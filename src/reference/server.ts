@@ -43,6 +43,15 @@ interface Call {
   draws: Draws;
   /** This request's line in `received`. */
   entry: ReferenceServer['received'][number];
+  ledger: Ledger;
+  /** What the meter charges this call for, filled in as the request is read and answered. */
+  bill?: { model: ProfileModel; limit: number | undefined; streamed: boolean; usage?: { prompt: number; completion: number } };
+}
+
+/** The calling key's spending, in quota units: charges that show at once, and charges still to show. */
+interface Ledger {
+  used: number;
+  pending: { amount: number; reads: number }[];
 }
 
 type Json = Record<string, unknown>;
@@ -178,7 +187,59 @@ function reasoningRequest(model: ProfileModel, body: Json): Reply | undefined {
   return undefined;
 }
 
+/** A chat request, then what the meter charges for it (when the profile has a meter). */
 async function chatCompletions(c: Call): Promise<Reply | undefined> {
+  const reply = await answerChat(c);
+  const meter = c.profile.server.meter;
+  if (meter && c.bill) charge(c.ledger, meter.lagReads, costOf(c.bill, reply));
+  return reply;
+}
+
+/** Quota units, rounded as new-api rounds them: a refused call is free unless the model pre-charges and keeps it. */
+function costOf(bill: NonNullable<Call['bill']>, reply: Reply | undefined): number {
+  const q = bill.model.quirks.billing;
+  if (reply && reply.status >= 400) return q.failures === 'bill' ? Math.round((bill.limit ?? 0) * q.completion + q.perCall) : 0;
+  if (!bill.usage) return 0;
+  const completion = q.byLimit && bill.limit !== undefined ? bill.limit : bill.usage.completion;
+  const amount = Math.round(bill.usage.prompt * q.prompt + completion * q.completion + q.perCall);
+  if (!bill.streamed) return amount;
+  return q.stream === 'free' ? 0 : q.stream === 'double' ? 2 * amount : amount;
+}
+
+function charge(ledger: Ledger, lagReads: number, amount: number): void {
+  if (amount === 0) return;
+  if (lagReads > 0) ledger.pending.push({ amount, reads: lagReads });
+  else ledger.used += amount;
+}
+
+/** The balance routes of the gateways the meter imitates, each in its own shape and unit. */
+const METER_ROUTES = { 'new-api': '/api/usage/token', openrouter: '/v1/key', litellm: '/key/info', 'one-api': '/v1/dashboard/billing/usage' } as const;
+const GRANTED = 50_000_000;
+
+function readMeter(c: Call): Reply {
+  const meter = c.profile.server.meter!;
+  const { ledger } = c;
+  for (const p of ledger.pending) if (--p.reads <= 0) ledger.used += p.amount;
+  ledger.pending = ledger.pending.filter((p) => p.reads > 0);
+  ledger.used += meter.drift;
+  const used = ledger.used;
+  switch (meter.kind) {
+    case 'new-api':
+      return json(200, {
+        code: true,
+        message: 'ok',
+        data: { object: 'token_usage', name: 'chatprobe', total_granted: GRANTED, total_used: used, total_available: GRANTED - used, unlimited_quota: false, model_limits: {}, model_limits_enabled: false, expires_at: 0 },
+      });
+    case 'openrouter':
+      return json(200, { data: { label: 'sk-or-v1-ref...ref', usage: used / 500_000, limit: null, is_free_tier: false, is_provisioning_key: false } });
+    case 'litellm':
+      return json(200, { key: 'hashed-reference-key', info: { spend: used / 500_000, max_budget: null, models: [] } });
+    case 'one-api':
+      return json(200, { object: 'list', total_usage: used / 5_000 });
+  }
+}
+
+async function answerChat(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
   c.entry.limited = /"max(_completion)?_tokens"\s*:\s*\d/.test(raw);
@@ -190,6 +251,11 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     body = parsed as Json;
   } catch {
     return invalid(c, 'invalid_json', 'We could not parse the JSON body of your request.', null);
+  }
+  const billed = c.profile.models.find((m) => m.id === body.model);
+  if (billed) {
+    const limit = [body.max_tokens, body.max_completion_tokens].find((v): v is number => typeof v === 'number');
+    c.bill = { model: billed, limit, streamed: body.stream === true };
   }
   const refusal = validate(c, body);
   if (refusal) return refusal;
@@ -262,6 +328,7 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
     usage.completion_tokens_details = { reasoning_tokens: q.reasoning.usage === 'over' ? completionTokens + 5 : thought };
   }
   const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
+  if (c.bill) c.bill.usage = { prompt: promptTokens, completion: completionTokens };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
   // A model that never stops, asked without a limit: the answer never comes, only the client's timeout ends it.
   if (q.runaway && q.outputCap === undefined && !['max_tokens', 'max_completion_tokens'].some((k) => honoured.has(k) && typeof body[k] === 'number')) {
@@ -336,10 +403,11 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const received: ReferenceServer['received'] = [];
   const failures = new Map<string, number>();
   const draws = new Draws();
+  const ledger: Ledger = { used: 0, pending: [] };
   const server = createServer((req, res) => {
     const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
     received.push(entry);
-    const c: Call = { req, res, profile: current, token: '', failures, draws, entry };
+    const c: Call = { req, res, profile: current, token: '', failures, draws, entry, ledger };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };
@@ -347,6 +415,10 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       if (denied) return denied;
       if (req.method === 'GET' && path === '/v1/models') return listModels(c);
       if (req.method === 'POST' && path === '/v1/chat/completions') return chatCompletions(c);
+      const meter = current.server.meter;
+      if (meter && req.method === 'GET' && (path === METER_ROUTES[meter.kind] || (meter.kind === 'one-api' && path === '/v1/dashboard/billing/subscription'))) {
+        return path.endsWith('/subscription') ? json(200, { object: 'billing_subscription', has_payment_method: true, hard_limit_usd: GRANTED / 500_000, soft_limit_usd: GRANTED / 500_000, access_until: 0 }) : readMeter(c);
+      }
       return openaiError(404, `Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url');
     };
     handle().then(

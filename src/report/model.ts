@@ -92,6 +92,31 @@ export const StreamMetrics = z.object({
   chunksPerSecondMedian: z.number().optional(),
 });
 
+/** The known set of billing calls of one model, with what each moved the balance by (billing.* probes). */
+export const ModelBilling = z.object({
+  /** The unit of `deducted` (the gateway's own: quota units, USD, US cents). */
+  unit: z.string(),
+  calls: z.array(
+    z.object({
+      call: z.enum(['plain', 'stream', 'short', 'failed']),
+      evidence: z.array(z.string()),
+      status: z.number().int().optional(),
+      limit: z.number().int(),
+      promptTokens: z.number().optional(),
+      completionTokens: z.number().optional(),
+      /** How much the amount used grew from the read before the call to the settled read after it. */
+      deducted: z.number(),
+      /** Milliseconds after the answer until the balance showed it; absent: it did not move. */
+      lagMs: z.number().optional(),
+    }),
+  ),
+  /** Why no deduction could be given to a call (the balance moved on its own, charges arrived late). */
+  unmeasurable: z.string().optional(),
+  /** The first call moved nothing (a free model, or billing later than chatprobe watches): the rest was not sent. */
+  unbilled: z.string().optional(),
+});
+export type ModelBilling = z.infer<typeof ModelBilling>;
+
 export const ModelEntry = z.object({
   id: z.string(),
   listed: z.boolean(),
@@ -116,6 +141,7 @@ export const ModelEntry = z.object({
   stalled: z.array(z.string()).optional(),
   /** Set when no probe ran on this model: `results` then carry no cell of it (report/view.ts expands it). */
   notRun: RowResult.optional(),
+  billing: ModelBilling.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
@@ -166,6 +192,8 @@ export const Report = z.object({
   baseline: z.object({ path: z.string(), updated: z.boolean() }).optional(),
   /** Set for one shard of a sharded run; `allModels` is the whole plan, in order, so merges keep it. */
   shard: z.object({ index: z.number().int(), count: z.number().int(), allModels: z.array(z.string()) }).optional(),
+  /** Quota deduction: the balance route read (never its answer, which names the key), or why billing was not audited. */
+  billing: z.union([z.object({ kind: z.string(), route: z.string(), unit: z.string() }), z.object({ off: z.string() })]).optional(),
   options: z.object({
     concurrency: z.number().int(),
     timeoutMs: z.number(),

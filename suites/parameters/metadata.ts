@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'parameters.metadata',
   area: 'parameters',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'A metadata object of string values is accepted.',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },

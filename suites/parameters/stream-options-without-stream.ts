@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'parameters.stream_options_without_stream',
   area: 'parameters',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'stream_options without stream: true is accepted or refused (OpenAI refuses it with a 400).',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },

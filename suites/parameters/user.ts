@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'parameters.user',
   area: 'parameters',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'The user field (an end-user id for abuse monitoring) is accepted.',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },

@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'roles.empty_content',
   area: 'roles',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'A message with empty content is accepted or refused.',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },

@@ -12,10 +12,17 @@ describe('--dry-run', () => {
   });
   afterAll(() => server.close());
 
-  it('sends nothing beyond GET /models and prints the per-model cost', async () => {
+  it('sends nothing beyond GET /models and the balance routes, and prints the per-model cost', async () => {
     const run = await runCli(['--base-url', server.url, '--dry-run'], { OPENAI_API_KEY: KEY });
     expect(run.code, run.stderr).toBe(0);
-    expect(server.received).toEqual([{ method: 'GET', path: '/v1/models' }]);
+    expect(server.received).toEqual([
+      { method: 'GET', path: '/v1/models' },
+      { method: 'GET', path: '/api/usage/token' },
+      { method: 'GET', path: '/v1/key' },
+      { method: 'GET', path: '/key/info' },
+      { method: 'GET', path: '/v1/dashboard/billing/usage' },
+    ]);
+    expect(run.stdout).toContain('billing: off: no balance route answered (GET /api/usage/token: HTTP 404; GET /v1/key: HTTP 404; GET /key/info: HTTP 404; GET /v1/dashboard/billing/usage: HTTP 404)');
     for (const m of ['ref-standard', 'ref-reasoning', 'ref-lenient']) expect(run.stdout).toContain(m);
     // A model's whole budget at the default settings, controls and sample growth included: at most 80
     // requests and 5,000 max tokens (the smoke call counted).

@@ -14,8 +14,10 @@ import { parseJunit } from '../helpers/junit.js';
 
 const KEY = 'sk-oracle-test-key-0123456789';
 const apiProfiles = PROFILE_NAMES.filter((name) => loadProfile(name).server.mode === 'api');
-const modelProbes = PROBES.filter((p) => p.scope !== 'target').map((p) => p.id);
 const targetProbes = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
+/** The billing probes run only where a balance route answers: on profiles with a meter. */
+const modelProbesOf = (name: string) =>
+  PROBES.filter((p) => p.scope !== 'target' && (p.area !== 'billing' || loadProfile(name).server.meter)).map((p) => p.id);
 
 /** Every cell a profile declares: `model probe` → verdict, endpoint cells under ENDPOINT. */
 function declared(name: string): Record<string, Verdict> {
@@ -32,6 +34,7 @@ function declared(name: string): Record<string, Verdict> {
  */
 describe.each(apiProfiles)('profile %s', (name) => {
   const profile = loadProfile(name);
+  const modelProbes = modelProbesOf(name);
   let server: ReferenceServer;
   let out: string;
   let run: Awaited<ReturnType<typeof runCli>>;
@@ -41,9 +44,11 @@ describe.each(apiProfiles)('profile %s', (name) => {
     out = await tempDir();
     server = await startReferenceServer({ profile, apiKey: KEY });
     const env: Record<string, string> = profile.oracle.key ? { OPENAI_API_KEY: KEY } : {};
-    run = await runCli(['--base-url', server.url, '--out', out, ...profile.oracle.args], env);
+    // Every probe, the extended tier included, unless the profile picks its own.
+    const every = profile.oracle.args.includes('--probes') ? [] : ['--probes', '*'];
+    run = await runCli(['--base-url', server.url, '--out', out, ...every, ...profile.oracle.args], env);
     report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
-  }, 60_000);
+  }, 120_000);
   afterAll(() => server?.close());
 
   it('declares a verdict for every probe of every listed model, and for every endpoint probe', () => {

@@ -32,7 +32,8 @@ async function audit(model: 'stops' | 'runaway', key?: string, args: string[] = 
   try {
     const facts = await gatherFacts(server.url, `tiny-${model}`, key);
     const out = await tempDir();
-    const run = await runCli(['--base-url', server.url, '--out', out, '--timeout', TIMEOUT_S, ...args], key ? { OPENAI_API_KEY: key } : {});
+    // Every probe, the extended tier included.
+    const run = await runCli(['--base-url', server.url, '--out', out, '--timeout', TIMEOUT_S, '--probes', '*', ...args], key ? { OPENAI_API_KEY: key } : {});
     const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
     return { server, facts, run, out, report };
   } catch (err) {
@@ -57,8 +58,8 @@ describe('a real llama.cpp server', () => {
   const cells = (a: Audit, model: string) => new Map(a.report.results.filter((r) => r.model === model).map((r) => [r.probe, r]));
   const show = (r: ProbeResult | undefined) => (r ? `${r.verdict}: ${r.observed}` : 'no cell');
 
-  it('has a truth-table row for every model probe', () => {
-    const modelProbes = PROBES.filter((p) => p.scope !== 'target').map((p) => p.id);
+  it('has a truth-table row for every model probe (billing aside: llama-server shows no balance)', () => {
+    const modelProbes = PROBES.filter((p) => p.scope !== 'target' && p.area !== 'billing').map((p) => p.id);
     expect(TRUTH.map((r) => r.probe).sort()).toEqual([...modelProbes].sort());
     const targets = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
     expect(Object.keys(ENDPOINT_TRUTH.stops).sort()).toEqual([...targets].sort());
@@ -79,6 +80,13 @@ describe('a real llama.cpp server', () => {
     const endpoint = cells(a, ENDPOINT);
     const wrongEndpoint = Object.entries(ENDPOINT_TRUTH[which]).filter(([probe, v]) => endpoint.get(probe)?.verdict !== v).map(([probe, v]) => `${probe}: expected ${v}, got ${show(endpoint.get(probe))}`);
     expect(wrongEndpoint).toEqual([]);
+  });
+
+  it('finds no balance route on llama-server, so no billing call is sent and the report says why', () => {
+    for (const a of [stops, runaway]) {
+      expect(a.report.billing).toMatchObject({ off: expect.stringContaining('no balance route answered (GET /api/usage/token: HTTP 404') });
+      expect(a.report.results.filter((r) => r.probe.startsWith('billing.'))).toEqual([]);
+    }
   });
 
   it('never calls a weak model\'s instruction-following "ignored"', () => {

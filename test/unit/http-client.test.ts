@@ -1,7 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyText, HttpClient } from '../../src/http/client.js';
+import { bodyText, deadlineSignal, HttpClient } from '../../src/http/client.js';
 
 const KEY = 'sk-http-client-test';
 let server: Server;
@@ -28,6 +30,14 @@ beforeAll(async () => {
         res.write('data: {}\n\n');
         stalled.push(res);
         return;
+      case '/v1/trickle': {
+        // A byte every 20 ms, forever: only the client's total timeout ends it.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const tick = setInterval(() => res.write(':'), 20);
+        res.on('close', () => clearInterval(tick));
+        stalled.push(res);
+        return;
+      }
       case '/v1/echo-key':
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`bad key ${req.headers.authorization}`);
@@ -105,6 +115,41 @@ describe('HttpClient', () => {
     expect(res.transport?.code).toBe('timeout');
     expect(res.durationMs).toBeLessThan(5000);
   });
+
+  it('keeps its per-call deadline through garbage collection, combined with the run signal', async () => {
+    // Node 20's AbortSignal.any() holds its sources weakly, and AbortSignal.timeout()'s timer holds its
+    // signal weakly too: a collection takes the timeout away, and a composite of the two never aborts
+    // (nodejs/node#57736; 200 of 200 lost in a plain script). The deadline the client uses must survive.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const parent = new AbortController();
+    let fired = 0;
+    const collector = setInterval(gc, 5);
+    // Resolves when every composite has aborted; a lost deadline leaves it pending until the test times out.
+    await new Promise<void>((resolve) => {
+      for (let i = 0; i < 100; i++) {
+        AbortSignal.any([deadlineSignal(100).signal, parent.signal]).addEventListener('abort', () => {
+          if (++fired === 100) resolve();
+        });
+      }
+    }).finally(() => clearInterval(collector));
+    expect(fired).toBe(100);
+  }, 3000);
+
+  it('ends a trickling answer at the total timeout under garbage collection, with a run signal beside it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const run = new AbortController();
+    const c = client({ timeoutMs: 300, idleTimeoutMs: 5000, signal: run.signal });
+    const collector = setInterval(gc, 10);
+    try {
+      const all = await Promise.all(Array.from({ length: 20 }, () => c.send({ method: 'POST', path: '/trickle', body: {} })));
+      expect(all.map((res) => res.transport?.code)).toEqual(Array(20).fill('timeout'));
+    } finally {
+      clearInterval(collector);
+      await c.close();
+    }
+  }, 4000);
 
   it('classifies a refused connection as a network failure', async () => {
     const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000 });

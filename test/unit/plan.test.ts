@@ -30,6 +30,16 @@ describe('plan', () => {
     expect(selectProbes(PROBES, ['parameters.max_*']).map((p) => p.id)).toEqual(['parameters.max_tokens', 'parameters.max_completion_tokens']);
   });
 
+  it('leaves the extended tier out of the default selection, and runs it when --probes names it', () => {
+    const extended = ['parameters.user', 'parameters.metadata', 'parameters.stream_options_without_stream', 'roles.empty_content'];
+    const byDefault = selectProbes(PROBES, []).map((p) => p.id);
+    for (const id of extended) expect(byDefault).not.toContain(id);
+    expect(byDefault).toHaveLength(PROBES.length - extended.length);
+    expect(selectProbes(PROBES, ['parameters.user']).map((p) => p.id)).toEqual(['parameters.user']);
+    expect(selectProbes(PROBES, ['roles.*']).map((p) => p.id)).toContain('roles.empty_content');
+    expect(selectProbes(PROBES, ['*'])).toHaveLength(PROBES.length);
+  });
+
   it('says when there is nothing to test', () => {
     expect(() => makePlan([], PROBES, { models: [], probes: [], allowUnlisted: false })).toThrow(/listed no model/);
     expect(() => makePlan(listed, PROBES, { models: ['claude-*'], probes: [], allowUnlisted: false })).toThrow(/no listed model matches/);

@@ -24,6 +24,31 @@ const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression
 const cell = (r: ProbeResult | undefined) =>
   r ? `${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${r.comparison ? (CHANGE[r.comparison] ?? '') : ''}` : '—';
 
+/** The billing calls of each model, the deduction beside the usage (billing.* probes). */
+function quotaSection(report: Report): string[] {
+  const b = report.billing;
+  if (!b || ('off' in b && b.off === 'no billing probe selected')) return [];
+  if ('off' in b) return ['## Quota deduction', '', `Not audited: ${escapeText(b.off)}.`, ''];
+  const out = ['## Quota deduction', '', `Read through \`${escapeText(b.route)}\` (${escapeText(b.kind)}), in ${escapeText(b.unit)}: each call sent between two reads of the balance, nothing else in flight.`, ''];
+  const rows = report.models.filter((m) => m.billing);
+  if (rows.length === 0) return [...out, 'No model was called for it.', ''];
+  out.push('| model | call | HTTP | limit | usage (prompt + completion) | deducted | per token | shown after |', '|---|---|---|---|---|---|---|---|');
+  const notes: string[] = [];
+  for (const m of rows) {
+    const bill = m.billing!;
+    for (const c of bill.calls) {
+      const tokens = c.promptTokens !== undefined && c.completionTokens !== undefined ? c.promptTokens + c.completionTokens : undefined;
+      const usage = tokens === undefined ? '—' : `${c.promptTokens} + ${c.completionTokens}`;
+      const perToken = tokens ? String(Number((c.deducted / tokens).toPrecision(4))) : '—';
+      const lag = c.lagMs === undefined ? '—' : `${c.lagMs} ms`;
+      out.push(`| ${escapeText(m.id)} | ${c.call} | ${c.status ?? '—'} | ${c.limit} | ${usage} | ${Number(c.deducted.toPrecision(6))} | ${perToken} | ${lag} |`);
+    }
+    if (bill.unmeasurable) notes.push(`- **${escapeText(m.id)}**: ${escapeText(bill.unmeasurable)}`);
+    if (bill.unbilled) notes.push(`- **${escapeText(m.id)}**: ${escapeText(bill.unbilled)}`);
+  }
+  return [...out, '', ...(notes.length > 0 ? [...notes, ''] : [])];
+}
+
 export function renderMatrix(report: Report): string {
   const s = summarise(report);
   const view = viewOf(report);
@@ -84,6 +109,7 @@ export function renderMatrix(report: Report): string {
     for (const { r, f } of declared) out.push(`- ${f.severity === 'warn' ? '⚠️' : 'ℹ️'} **${escapeText(r.model)}** · \`${r.probe}\`: ${escapeText(f.message)}`);
     out.push('');
   }
+  out.push(...quotaSection(report));
   out.push('## Findings', '');
   // A model that was not probed is explained once, in the model facts, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));

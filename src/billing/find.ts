@@ -1,0 +1,41 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { CallLog } from '../engine/calls.js';
+import { METERS, readMeter, routeOf, type Meter } from './meter.js';
+
+/** The probe name balance reads carry in the trace. */
+export const METER_PROBE = 'billing.meter';
+
+/** What the search for a balance route found: the meter, or each route tried and why it is not one. */
+export type MeterSearch = { meter: Meter } | { off: string };
+
+/**
+ * Tries each known balance route (GET only, nothing billed) and keeps the first that answers 200 with its
+ * shape. Run once, before the plan is priced, so --dry-run says whether billing will be audited.
+ */
+export async function findMeter(log: CallLog, baseUrl: string, signal?: AbortSignal): Promise<MeterSearch> {
+  const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  const tried: string[] = [];
+  for (const kind of METERS) {
+    const route = routeOf(kind, basePath);
+    const first = await log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined);
+    const used = readMeter(kind, first);
+    if (typeof used === 'string') {
+      tried.push(`${route}: ${used}`);
+      continue;
+    }
+    const meter: Meter = {
+      kind: kind.kind,
+      route,
+      unit: kind.unit,
+      step: kind.step,
+      async read() {
+        const x = await log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined);
+        const v = readMeter(kind, x);
+        return typeof v === 'number' ? { used: v, callId: x.callId } : { failed: v, callId: x.callId };
+      },
+      wait: (ms) => (ms > 0 ? sleep(ms, undefined, signal ? { signal } : undefined).catch(() => undefined) : Promise.resolve()),
+    };
+    return { meter };
+  }
+  return { off: `no balance route answered (${tried.join('; ')})` };
+}

@@ -1,0 +1,14 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { judgeFailedCall, METERED_SET } from '../support/billing.js';
+
+export default defineProbe({
+  id: 'billing.failed_call',
+  area: 'billing',
+  kind: 'conformance',
+  requirement: 'A refused request costs nothing: the balance does not move for a 4xx.',
+  verdicts: ['pass', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  async run(ctx) {
+    return judgeFailedCall(await ctx.shared(METERED_SET));
+  },
+});

@@ -1,0 +1,14 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { judgeStreamBilling, METERED_SET } from '../support/billing.js';
+
+export default defineProbe({
+  id: 'billing.stream',
+  area: 'billing',
+  kind: 'conformance',
+  requirement: 'A streamed request is billed as the same request unstreamed, as far as their reported usage allows.',
+  verdicts: ['pass', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  async run(ctx) {
+    return judgeStreamBilling(await ctx.shared(METERED_SET));
+  },
+});

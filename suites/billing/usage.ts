@@ -1,0 +1,15 @@
+import { defineProbe } from '../../src/engine/probe.js';
+import { judgeFollowsUsage, METERED_SET } from '../support/billing.js';
+
+export default defineProbe({
+  id: 'billing.usage',
+  area: 'billing',
+  kind: 'conformance',
+  requirement:
+    'Deductions follow the reported usage (a fee per call plus prices per prompt and completion token), not the limit asked for: a call that used fewer tokens never costs more.',
+  verdicts: ['pass', 'fail', 'inconclusive'],
+  cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  async run(ctx) {
+    return judgeFollowsUsage(await ctx.shared(METERED_SET));
+  },
+});

@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import type { Profile } from '../../src/reference/profile.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import { runCli } from '../helpers/cli.js';
+import { parseReport } from '../helpers/report-schema.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk-9f3a7c21e5b0d84f6a2c';
+
+/** The billing profile with only these models, and its meter changed as given. */
+function profile(models: string[], meter?: Profile['server']['meter']): Profile {
+  const p = loadProfile('billing');
+  p.models = p.models.filter((m) => models.includes(m.id));
+  if (meter) p.server.meter = meter;
+  return p;
+}
+
+let server: ReferenceServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function audit(p: Profile, args: string[]) {
+  server = await startReferenceServer({ profile: p, apiKey: KEY });
+  const out = await tempDir();
+  const run = await runCli(['--base-url', server.url, '--out', out, ...args], { OPENAI_API_KEY: KEY });
+  const text = await readFile(join(out, 'report.json'), 'utf8').catch(() => undefined);
+  return { run, out, report: text === undefined ? undefined : parseReport(text), server };
+}
+
+const chats = (s: ReferenceServer) => s.received.filter((r) => r.method === 'POST' && r.path === '/v1/chat/completions').length;
+const verdicts = (r: NonNullable<Awaited<ReturnType<typeof audit>>['report']>) => Object.fromEntries(r.results.map((x) => [`${x.model} ${x.probe}`, x.verdict]));
+
+describe('quota deduction (billing.*)', () => {
+  it('the dry run prices the billing calls within the per-model budget, and the audit spends no more than it says', async () => {
+    const p = profile(['bill-fair', 'bill-by-limit']);
+    server = await startReferenceServer({ profile: p, apiKey: KEY });
+    const dry = await runCli(['--base-url', server.url, '--dry-run', '--json'], { OPENAI_API_KEY: KEY });
+    const plan = JSON.parse(dry.stdout);
+    expect(plan.billing).toEqual({ kind: 'new-api', route: 'GET /api/usage/token', unit: 'quota units' });
+    expect(plan.perArea.find((a: { area: string }) => a.area === 'billing')).toEqual({ area: 'billing', probes: 3, requests: 4, maxTokens: 112 });
+    expect(plan.perModel.requests).toBeLessThanOrEqual(80);
+    expect(plan.perModel.maxTokens).toBeLessThanOrEqual(5000);
+    const text = await runCli(['--base-url', server.url, '--dry-run'], { OPENAI_API_KEY: KEY });
+    expect(text.stdout).toContain('billing: through GET /api/usage/token (new-api, in quota units)');
+    expect(chats(server)).toBe(0);
+
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: KEY });
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+    expect(chats(server)).toBeLessThanOrEqual(plan.total.requests);
+    expect(run.code).toBe(1); // bill-by-limit fails billing.usage
+    expect(verdicts(report)).toMatchObject({ 'bill-fair billing.usage': 'pass', 'bill-by-limit billing.usage': 'fail', 'bill-fair billing.failed_call': 'pass' });
+    // The deduction of each call beside its usage, in the report and in the matrix.
+    const fair = report.models.find((m) => m.id === 'bill-fair')!.billing!;
+    expect(fair.calls.map((c) => [c.call, c.status, c.promptTokens, c.completionTokens, c.deducted])).toEqual([
+      ['plain', 200, 21, 16, 21 * 10 + 16 * 30],
+      ['stream', 200, 21, 16, 21 * 10 + 16 * 30],
+      ['short', 200, 14, 1, 14 * 10 + 1 * 30],
+      ['failed', 400, undefined, undefined, 0],
+    ]);
+    const md = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(md).toContain('## Quota deduction');
+    expect(md).toContain('| bill-by-limit | short | 200 | 64 | 14 + 1 | 2060 |');
+  }, 60_000);
+
+  it('--no-billing reads no balance and sends no billing call', async () => {
+    const { run, report, server: s } = await audit(profile(['bill-fair']), ['--no-billing', '--probes', 'chat.*', 'billing.*', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(report!.billing).toEqual({ off: 'turned off with --no-billing' });
+    expect(report!.results.some((r) => r.probe.startsWith('billing.'))).toBe(false);
+    expect(s.received.some((r) => r.path === '/api/usage/token')).toBe(false);
+  });
+
+  it('asked for billing alone where no balance route answers: exit 2, saying which routes were tried', async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    const run = await runCli(['--base-url', server.url, '--probes', 'billing.*'], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('the billing probes cannot run: no balance route answered (GET /api/usage/token: HTTP 404');
+    expect(chats(server)).toBe(0);
+  });
+
+  it('finds a one-api meter after the other routes answer 404, and reads it in cents', async () => {
+    const { report } = await audit(profile(['bill-fair'], { kind: 'one-api', lagReads: 0, drift: 0 }), ['--probes', 'billing.*']);
+    expect(report!.billing).toEqual({ kind: 'one-api', route: 'GET /v1/dashboard/billing/usage', unit: 'US cents' });
+    expect(verdicts(report!)).toEqual({ 'bill-fair billing.failed_call': 'pass', 'bill-fair billing.stream': 'pass', 'bill-fair billing.usage': 'pass' });
+    expect(report!.models[0]!.billing!.calls[0]!.deducted).toBeCloseTo(690 / 5000, 10);
+  });
+
+  it('waits for a LiteLLM meter that shows charges two reads late, and still gives each call its own', async () => {
+    const { report } = await audit(profile(['bill-fair', 'bill-failures'], { kind: 'litellm', lagReads: 2, drift: 0 }), ['--probes', 'billing.*']);
+    expect(report!.billing).toMatchObject({ kind: 'litellm', route: 'GET /key/info', unit: 'USD' });
+    expect(verdicts(report!)).toEqual({
+      'bill-fair billing.failed_call': 'pass',
+      'bill-fair billing.stream': 'pass',
+      'bill-fair billing.usage': 'pass',
+      'bill-failures billing.failed_call': 'fail',
+      'bill-failures billing.stream': 'pass',
+      'bill-failures billing.usage': 'pass',
+    });
+    const plain = report!.models[0]!.billing!.calls[0]!;
+    expect(plain.lagMs).toBeGreaterThan(0);
+    expect(plain.deducted).toBeCloseTo(690 / 500_000, 12);
+  });
+
+  it('trap: a balance that moves on its own (other traffic on the key) is inconclusive, and costs no billing call', async () => {
+    const { report, server: s } = await audit(profile(['bill-fair'], { kind: 'openrouter', lagReads: 0, drift: 1 }), ['--probes', 'billing.*', '--json']);
+    expect(verdicts(report!)).toEqual({ 'bill-fair billing.failed_call': 'inconclusive', 'bill-fair billing.stream': 'inconclusive', 'bill-fair billing.usage': 'inconclusive' });
+    expect(report!.results[0]!.observed).toContain('while chatprobe sent nothing');
+    // Only the smoke call reached the model.
+    expect(chats(s)).toBe(1);
+  }, 30_000);
+});
