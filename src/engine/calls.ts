@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
 import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
@@ -28,6 +30,8 @@ export interface CallPolicy {
   retries: number;
   /** Requests per minute at most, across the run. */
   rpm: number | undefined;
+  /** Requests in flight at most (--concurrency); a call waits for a slot, a probe waiting on another holds none. */
+  concurrency?: number;
 }
 
 /**
@@ -65,6 +69,9 @@ export class CallLog {
   readonly trace: CallRecord[] = [];
   private seq = 0;
   private nextSlot = 0;
+  private readonly slots: LimitFunction | undefined;
+  /** Set inside sequence(): the calls there use the slot it holds. */
+  private readonly holding = new AsyncLocalStorage<true>();
 
   constructor(
     private readonly client: HttpClient,
@@ -72,7 +79,24 @@ export class CallLog {
     private readonly policy: CallPolicy = { retries: 0, rpm: undefined },
     /** Prefix of call ids ("s2c" in shard 2), so merged traces keep unique ids. */
     private readonly idPrefix = 'c',
-  ) {}
+  ) {
+    this.slots = policy.concurrency ? pLimit(policy.concurrency) : undefined;
+  }
+
+  /**
+   * Runs `fn` holding one request slot: the calls it makes go back to back in that slot, so at
+   * --concurrency 1 nothing else of the run comes between them. `fn` must make its calls itself and wait
+   * for nothing else that needs a slot (a shared exchange another probe is sending), or it waits forever.
+   */
+  sequence<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.slots || this.holding.getStore()) return fn();
+    return this.slots(() => this.holding.run(true, fn));
+  }
+
+  /** Calls waiting for a slot or in flight. */
+  get busy(): number {
+    return this.slots ? this.slots.activeCount + this.slots.pendingCount : 0;
+  }
 
   send(req: HttpRequest, probe: string, model: string | undefined): Promise<Exchange> {
     return this.call(req, probe, model, false);
@@ -116,7 +140,12 @@ export class CallLog {
     if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
   }
 
-  private async once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
+  private once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
+    if (!this.slots || this.holding.getStore()) return this.sendOnce(req, probe, model, stream);
+    return this.slots(() => this.sendOnce(req, probe, model, stream));
+  }
+
+  private async sendOnce(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
     await this.pace();
     const id = `${this.idPrefix}${++this.seq}`;
     const at = new Date().toISOString();
@@ -130,6 +159,7 @@ export class CallLog {
     if (x.requestId) record.requestId = x.requestId;
     if (x.usage) record.usage = x.usage;
     if (x.truncated) record.truncated = true;
+    if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
     const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));

@@ -135,6 +135,12 @@ export interface ProbeContext {
    * at a time, with nothing else in flight, and only when a balance route answered (billing/meter.ts).
    */
   readonly meter?: Meter;
+  /**
+   * Runs `fn` with its calls sent back to back in one request slot: nothing else of the run comes between
+   * them at --concurrency 1 (a server's caches then see them as a series, as seeded samples need). Only
+   * for calls made directly inside: a shared exchange awaited there could wait for the slot it holds.
+   */
+  sequence<T>(fn: () => Promise<T>): Promise<T>;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
   shared<T>(s: SharedExchange<T>): Promise<T>;
 }

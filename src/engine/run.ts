@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { deadlineSignal, HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
@@ -11,7 +10,7 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
-import { costOfProbes, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
+import { costOfProbes, resolveCost, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled } from './requests.js';
 import { compareDeclared } from '../report/declared.js';
@@ -32,13 +31,36 @@ export interface AuditRun {
 }
 
 
+/**
+ * Probes run at once per request slot: a probe waiting on a shared exchange or between two calls holds no
+ * slot, and enough others are ready to fill it.
+ */
+const PROBES_PER_SLOT = 4;
+
+/**
+ * Probes with the longest chains of requests first (their own requests and the shared exchanges they may
+ * start), so that the last probe of a model is a short one. Stable: equal chains keep the plan's order.
+ */
+export function byChainLength(probes: readonly ProbeDefinition[], samples: number): ProbeDefinition[] {
+  const chain = (p: ProbeDefinition) =>
+    resolveCost(p.cost, samples).requests + (p.cost.shared ?? []).reduce((n, s) => n + resolveCost(s.cost, samples).requests, 0);
+  return probes
+    .map((p, i) => ({ p, i, n: chain(p) }))
+    .sort((a, b) => b.n - a.n || a.i - b.i)
+    .map((x) => x.p);
+}
+
 /** Causes that stop a model row after its smoke call: nothing further is spent on that model. */
 const ROW_STOPPERS = new Set(['auth', 'model_not_in_group', 'quota', 'rate_limited', 'upstream', 'timeout', 'network']);
 
 interface ModelState {
   plan: PlannedModel;
+  /** Position in the plan. */
+  order: number;
   entry: ModelEntry;
   smoke: Exchange | undefined;
+  /** Its smoke call has answered (or it has none): whether it is probed is known. */
+  settled: boolean;
   /** Why no probe runs on this model, if none does. */
   stopped: ProbeVerdict | undefined;
   shared: Map<string, { value: Promise<unknown>; calls: string[] }>;
@@ -70,9 +92,10 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: 
     apiKey: options.apiKey,
     headers: options.headers,
     timeoutMs: options.timeoutMs,
+    connections: options.concurrency,
     ...(signal ? { signal } : {}),
   });
-  const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm }, options.shard ? `s${options.shard.index}c` : 'c');
+  const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm, concurrency: options.concurrency }, options.shard ? `s${options.shard.index}c` : 'c');
   return { client, log };
 }
 
@@ -157,57 +180,45 @@ export async function runAudit(
     const { listing, plan: fullPlan, billing } = await discover(log, options, probes, stopSignal);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     hooks.onPlan?.(plan.models, plan.probes);
-    const limit = pLimit(options.concurrency);
-
-    // Phase 1: one smoke call per model. It decides whether the row is probed, and it is the control
-    // every "rejected" verdict is compared with. No output limit on its first try: it is the plain
-    // request, and it shows whether the model stops on its own (ModelCaller.smoke).
-    const states = await Promise.all(
-      plan.models.map(async (m): Promise<ModelState> => {
-        const caller = new ModelCaller(log, m.id);
-        const state: ModelState = { plan: m, entry: { id: m.id, listed: m.listed }, smoke: undefined, stopped: undefined, shared: new Map(), streams: { count: 0, ttft: [], gaps: [], cps: [] }, pending: 0, caller };
-        if (m.entry?.ownedBy) state.entry.ownedBy = m.entry.ownedBy;
-        if (m.entry?.declared) state.entry.declared = m.entry.declared;
-        if (!m.call) {
-          state.entry.cause = 'model_not_listed';
-          state.entry.advice = ADVICE.model_not_listed;
-          state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
-          return state;
-        }
-        const smoke = await limit(() => caller.smoke(stopSignal));
-        state.smoke = smoke;
-        state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
-        if (caller.runaway) state.entry.smoke.runaway = true;
-        if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
-        if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
-        // A smoke call cut short by Ctrl-C or the deadline says nothing about the model: its cells are "not run".
-        if (stopSignal?.aborted) return state;
-        if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
-          state.entry.cause = smoke.cause;
-          state.entry.advice = ADVICE[smoke.cause];
-          state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
-          if (smoke.status !== undefined) state.stopped.status = smoke.status;
-        }
-        return state;
-      }),
-    );
-
-    // Phase 2: every probe, model-scope ones per probed model, target-scope ones once, on a model the
-    // smoke calls found callable (else the first one called).
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const targetProbes = plan.probes.filter((p) => p.scope === 'target');
-    // The billing probes run last, one model at a time, with nothing else in flight (phase 3).
+    // The billing probes run last, one model at a time, with nothing else in flight (phase 2).
     const meter = 'meter' in billing ? billing.meter : undefined;
     const meteredProbes = meter ? modelProbes.filter((p) => p.area === 'billing') : [];
-    const freeProbes = modelProbes.filter((p) => p.area !== 'billing');
-    const host = states.find((s) => s.smoke && !s.stopped) ?? states.find((s) => s.smoke);
-    const total = states.length * modelProbes.length + targetProbes.length;
+    // The longest chains of dependent requests start first, so a model's last probe is not a long one.
+    const freeProbes = byChainLength(
+      modelProbes.filter((p) => p.area !== 'billing'),
+      options.samples,
+    );
+    const total = plan.models.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
     let done = 0;
     const emit = (r: ProbeResult) => {
       results.push(r);
       hooks.onResult?.(r, ++done, total);
     };
+    const states = plan.models.map((m, order): ModelState => {
+      const state: ModelState = {
+        plan: m,
+        order,
+        entry: { id: m.id, listed: m.listed },
+        smoke: undefined,
+        settled: false,
+        stopped: undefined,
+        shared: new Map(),
+        streams: { count: 0, ttft: [], gaps: [], cps: [] },
+        pending: 0,
+        caller: new ModelCaller(log, m.id),
+      };
+      if (m.entry?.ownedBy) state.entry.ownedBy = m.entry.ownedBy;
+      if (m.entry?.declared) state.entry.declared = m.entry.declared;
+      if (!m.call) {
+        state.entry.cause = 'model_not_listed';
+        state.entry.advice = ADVICE.model_not_listed;
+        state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
+      }
+      return state;
+    });
 
     /** The context a probe runs with; every call it makes goes into `evidence`. */
     const contextFor = (p: ProbeDefinition, state: ModelState, evidence: string[]): ProbeContext => {
@@ -244,6 +255,7 @@ export async function runAudit(
         control: () => track(state.smoke!),
         runaway: () => (state.caller.runaway ? track(state.caller.runaway) : undefined),
         listing: () => track(listing),
+        sequence: (fn) => log.sequence(fn),
         shared: async <T>(s: SharedExchange<T>) => {
           let entry = state.shared.get(s.key);
           if (!entry) {
@@ -301,40 +313,127 @@ export async function runAudit(
         state.entry.cause = v.cause;
         state.entry.advice = ADVICE[v.cause];
       }
-      if (state !== host) {
-        state.shared.clear();
-        state.smoke = undefined;
-      }
+      state.shared.clear();
       done += modelProbes.length;
       hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total);
     };
 
-    // Work is pulled model by model by `concurrency` workers, so what is held follows the probes in
-    // flight, not models × probes: a run of 10,000 models queues nothing ahead.
-    // The host of the endpoint probes may itself be a stopped row (every smoke call failed): its count
-    // holds those probes too, so its smoke answer is not released under them.
-    for (const state of states) state.pending = (state.stopped ? 0 : freeProbes.length) + (state === host ? targetProbes.length : 0);
+    // Phase 1: a lane per model. Its smoke call decides whether the row is probed, and it is the control
+    // every "rejected" verdict is compared with; once it answers, that model's probes join the queue,
+    // whatever the other models' smoke calls are doing. --concurrency bounds the requests in flight
+    // (CallLog): more probes than that run at once, so a probe waiting for a shared exchange another
+    // probe is sending leaves its slot to a request.
+    //
+    // The endpoint probes run once, on the first model in the plan's order whose smoke call succeeded
+    // (else on the first stopped row that has a smoke answer), and go to the front of the queue as soon
+    // as that model is known. Until then each callable model holds its smoke answer (`hostHolds`), and
+    // the earliest stopped row keeps its own (`fallback`).
+    const ready: (() => Promise<void>)[] = [];
     const probed: ModelState[] = [];
-    function* work(): Generator<() => Promise<void>> {
-      if (host) for (const p of targetProbes) yield () => runProbe(p, host, ENDPOINT);
-      for (const state of states) {
-        const notRun = stopped();
-        if (notRun) stopRow(state, notRun, []);
-        else if (state.stopped) stopRow(state, state.stopped, state.smoke ? [state.smoke.callId] : []);
-        else {
-          probed.push(state);
-          for (const p of freeProbes) yield () => runProbe(p, state, state.plan.id);
+    const hostHolds: ModelState[] = [];
+    let host: ModelState | undefined;
+    let hostKnown = targetProbes.length === 0;
+    let fallback: ModelState | undefined;
+    let nextLane = 0;
+    let smoking = 0;
+    let notify = () => {};
+    let changed = new Promise<void>((r) => (notify = r));
+    const wakeAll = () => {
+      notify();
+      changed = new Promise<void>((r) => (notify = r));
+    };
+
+    const chooseHost = () => {
+      if (hostKnown) return;
+      for (const s of states) {
+        if (!s.settled) return;
+        if (s.smoke && !s.entry.notRun) {
+          host = s;
+          break;
         }
       }
-    }
-    const queue = work();
-    await Promise.all(
-      Array.from({ length: options.concurrency }, async () => {
-        for (let next = queue.next(); !next.done; next = queue.next()) await next.value();
-      }),
-    );
+      host ??= fallback;
+      hostKnown = true;
+      if (fallback && fallback !== host) fallback.smoke = undefined;
+      if (host) {
+        const h = host;
+        h.pending += targetProbes.length;
+        ready.unshift(...targetProbes.map((p) => () => runProbe(p, h, ENDPOINT)));
+      } else {
+        // No model answered anything: the endpoint probes have no host. Cut short by a stop, they say so.
+        const notRun = stopped();
+        if (notRun) for (const p of targetProbes) emit(result(ENDPOINT, p, notRun, [], 0));
+      }
+      for (const s of hostHolds.splice(0)) release(s);
+    };
 
-    // Phase 3: quota deduction. Serial, after everything else, so nothing but the known set is billed
+    /** A row with no probes to run: its smoke answer is kept only as the endpoint probes' fallback host. */
+    const settleStopped = (state: ModelState, v: ProbeVerdict, evidence: string[]) => {
+      stopRow(state, v, evidence);
+      if (!state.smoke) return;
+      if (!hostKnown && (!fallback || state.order < fallback.order)) {
+        if (fallback) fallback.smoke = undefined;
+        fallback = state;
+      } else state.smoke = undefined;
+    };
+
+    const lane = async (state: ModelState) => {
+      const notRunBefore = stopped() ?? (state.plan.call ? undefined : state.stopped);
+      if (!notRunBefore) {
+        smoking++;
+        try {
+          // No output limit on its first try: it is the plain request, and it shows whether the model
+          // stops on its own (ModelCaller.smoke).
+          const smoke = await state.caller.smoke(stopSignal);
+          state.smoke = smoke;
+          state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
+          if (state.caller.runaway) state.entry.smoke.runaway = true;
+          if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
+          if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
+          if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
+            state.entry.cause = smoke.cause;
+            state.entry.advice = ADVICE[smoke.cause];
+            state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
+            if (smoke.status !== undefined) state.stopped.status = smoke.status;
+          }
+        } finally {
+          smoking--;
+        }
+      }
+      // A smoke call cut short by Ctrl-C or the deadline says nothing about the model: its cells are "not run".
+      const notRun = notRunBefore ?? stopped();
+      if (notRun) settleStopped(state, notRun, []);
+      else if (state.stopped) settleStopped(state, state.stopped, [state.smoke!.callId]);
+      else {
+        probed.push(state);
+        state.pending = freeProbes.length;
+        if (!hostKnown) {
+          state.pending++;
+          hostHolds.push(state);
+        }
+        for (const p of freeProbes) ready.push(() => runProbe(p, state, state.plan.id));
+        if (state.pending === 0) state.smoke = undefined;
+      }
+      state.settled = true;
+      chooseHost();
+      wakeAll();
+    };
+
+    // Workers take a ready probe first, else start the next model's lane, else wait for a smoke call in
+    // flight: models are opened as the work of those before runs out, so what is held follows the work
+    // in flight, not models × probes (a run of 10,000 models queues nothing ahead).
+    const worker = async () => {
+      for (;;) {
+        const task = ready.shift();
+        if (task) await task();
+        else if (nextLane < states.length) await lane(states[nextLane++]!);
+        else if (smoking > 0) await changed;
+        else return;
+      }
+    };
+    await Promise.all(Array.from({ length: options.concurrency * PROBES_PER_SLOT }, worker));
+    probed.sort((a, b) => a.order - b.order);
+    // Phase 2: quota deduction. Serial, after everything else, so nothing but the known set is billed
     // between two reads of the balance. A row that stalled is not called again.
     for (const state of meteredProbes.length > 0 ? probed : []) {
       state.pending = Number.POSITIVE_INFINITY; // released below, once the set is read for the report

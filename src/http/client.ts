@@ -47,6 +47,8 @@ export interface HttpResponse {
   cap: number;
   durationMs: number;
   transport?: TransportFailure;
+  /** The connection closed before any answer and the request went again on a new one: why. */
+  resent?: string;
 }
 
 export interface HttpClientOptions {
@@ -60,6 +62,8 @@ export interface HttpClientOptions {
   dispatcher?: Dispatcher;
   /** Aborts every call in flight (SIGINT). */
   signal?: AbortSignal;
+  /** Connections kept open to the origin at most (keep-alive; default 32). */
+  connections?: number;
 }
 
 /**
@@ -88,14 +92,28 @@ export class HttpClient {
     this.base = options.baseUrl.replace(/\/+$/, '');
     this.ownsDispatcher = !options.dispatcher;
     // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
-    this.dispatcher = options.dispatcher ?? new Agent({ connections: 32, pipelining: 0 });
+    // Keep-alive, one request at a time per connection (pipelining 1; 0 would close each after its answer),
+    // in a pool bounded per origin: a run opens about as many connections as it has requests in flight.
+    this.dispatcher = options.dispatcher ?? new Agent({ connections: options.connections ?? 32, pipelining: 1 });
   }
 
   url(path: string, fromOrigin = false): string {
     return (fromOrigin ? originOf(this.base) : this.base) + path;
   }
 
+  /**
+   * Sends one request. A kept-alive connection the server closed while idle fails the next request on it
+   * before any byte of answer (a race no client can avoid); that request is sent once more on a new
+   * connection, and the response says so.
+   */
   async send(req: HttpRequest): Promise<HttpResponse> {
+    const first = await this.sendOnce(req);
+    if (!closedUnanswered(first) || this.options.signal?.aborted) return first;
+    const again = await this.sendOnce(req);
+    return { ...again, resent: first.transport!.message };
+  }
+
+  private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const maxBody = req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
@@ -165,6 +183,13 @@ export class HttpClient {
   async close(): Promise<void> {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
+}
+
+/** Codes of a connection closed or reset under a request. */
+const CLOSED_CODES = /\b(UND_ERR_SOCKET|ECONNRESET|EPIPE)\b/;
+
+function closedUnanswered(res: HttpResponse): boolean {
+  return res.status === undefined && res.bytes === 0 && res.transport?.code === 'network' && CLOSED_CODES.test(res.transport.message);
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -15,13 +15,17 @@ export interface ReferenceServerOptions {
   port?: number;
   /** When set, only `Authorization: Bearer <apiKey>` is accepted; otherwise any non-empty bearer token. */
   apiKey?: string;
+  /** Keep every request body whole in `received` (`raw`), for replaying a run (bench/run.ts). */
+  recordBodies?: boolean;
 }
 
 export interface ReferenceServer {
   /** Base URL ending in /v1. */
   url: string;
   /** Every request received, in order (tests count what an audit sent, and check each chat request's limit). */
-  received: { method: string; path: string; limited?: boolean; body?: string }[];
+  received: { method: string; path: string; limited?: boolean; body?: string; raw?: string }[];
+  /** TCP connections accepted so far. */
+  connections(): number;
   /** Serve another profile from now on, at the same URL: a model that changes between two audits. */
   setProfile(profile: Profile): void;
   close(): Promise<void>;
@@ -44,6 +48,7 @@ interface Call {
   /** This request's line in `received`. */
   entry: ReferenceServer['received'][number];
   ledger: Ledger;
+  record: boolean;
   /** What the meter charges this call for, filled in as the request is read and answered. */
   bill?: { model: ProfileModel; limit: number | undefined; streamed: boolean; usage?: { prompt: number; completion: number } };
 }
@@ -243,6 +248,7 @@ async function answerChat(c: Call): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
   c.entry.limited = /"max(_completion)?_tokens"\s*:\s*\d/.test(raw);
+  if (c.record) c.entry.raw = raw;
   if (!c.entry.limited) c.entry.body = raw.slice(0, 2000);
   let body: Json;
   try {
@@ -407,7 +413,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const server = createServer((req, res) => {
     const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
     received.push(entry);
-    const c: Call = { req, res, profile: current, token: '', failures, draws, entry, ledger };
+    const c: Call = { req, res, profile: current, token: '', failures, draws, entry, ledger, record: options.recordBodies === true };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };
@@ -431,6 +437,8 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
       },
     );
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -440,6 +448,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   return {
     url: `http://${host}:${port}/v1`,
     received,
+    connections: () => connections,
     setProfile: (next) => {
       current = next;
       failures.clear();

@@ -234,6 +234,9 @@ export const CallRecord = z.object({
   attempt: z.number().int().optional(),
   /** How long chatprobe waited after this call before retrying it. */
   waitMs: z.number().optional(),
+  /** A kept-alive connection closed under the request before any answer, which was sent again once on a
+   *  new connection: the closing error. */
+  resent: z.string().optional(),
   /** Rate-limit and identity headers worth keeping (x-ratelimit-*, retry-after, cf-ray, request ids). */
   headers: z.record(z.string(), z.string()).optional(),
 });

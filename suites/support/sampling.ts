@@ -105,8 +105,10 @@ export function judgeCollapse(
 const sample = (ctx: ProbeContext, extra: Record<string, unknown>) => ctx.chat({ messages: [user(RANDOM_NUMBER)], max_tokens: LIMITS.sample, ...extra });
 
 /**
- * A set of samples that grows on demand, sent one after another; a refusal ends it (the rest would be
- * refused too). Shared sets (the baselines) grow for whichever probe needs more first.
+ * A set of samples that grows on demand, sent one after another in one request slot (ctx.sequence: at
+ * --concurrency 1 no other request comes between two samples and changes the server's cache under them);
+ * a refusal ends it (the rest would be refused too). Shared sets (the baselines) grow for whichever probe
+ * needs more first.
  */
 export class SampleSet {
   readonly samples: Exchange[] = [];
@@ -119,9 +121,11 @@ export class SampleSet {
 
   /** Ensures at least `n` samples (fewer if one was refused). */
   atLeast(n: number): Promise<Exchange[]> {
-    this.pending = this.pending.then(async () => {
-      while (this.samples.length < n && !firstFailed(this.samples)) this.samples.push(await sample(this.ctx, this.extra));
-    });
+    this.pending = this.pending.then(() =>
+      this.ctx.sequence(async () => {
+        while (this.samples.length < n && !firstFailed(this.samples)) this.samples.push(await sample(this.ctx, this.extra));
+      }),
+    );
     return this.pending.then(() => this.samples);
   }
 }

@@ -10,11 +10,33 @@ let server: Server;
 let base: string;
 const seen: { path: string; authorization: string | undefined; headers: Record<string, unknown> }[] = [];
 const stalled: ServerResponse[] = [];
+const answered = new WeakSet<object>();
+/** The connections that carried /v1/keep-alive requests. */
+const kept = new Set<object>();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     seen.push({ path: req.url!, authorization: req.headers.authorization, headers: req.headers });
     switch (req.url) {
+      case '/v1/keep-alive':
+        kept.add(req.socket);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        return;
+      case '/v1/one-per-socket':
+        // Answers the first request on a connection and drops the connection under any later one: what a
+        // server that closed an idle kept-alive connection looks like to the next request sent on it.
+        if (answered.has(req.socket)) {
+          req.socket.destroy();
+          return;
+        }
+        answered.add(req.socket);
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        return;
+      case '/v1/reset':
+        req.socket.destroy();
+        return;
       case '/v1/big':
         res.writeHead(200, { 'content-type': 'application/json' });
         // 64 KiB in 1 KiB writes; the client's cap is 10,000 bytes.
@@ -150,6 +172,44 @@ describe('HttpClient', () => {
       await c.close();
     }
   }, 4000);
+
+  it('keeps connections alive: 40 requests, 4 at a time, open at most 4 connections', async () => {
+    const c = client({ connections: 4 });
+    let next = 0;
+    const statuses: (number | undefined)[] = [];
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next++ < 40) statuses.push((await c.send({ method: 'POST', path: '/keep-alive', body: { n: next } })).status);
+      }),
+    );
+    await c.close();
+    expect(statuses).toHaveLength(40);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(kept.size).toBeGreaterThan(0);
+    expect(kept.size).toBeLessThanOrEqual(4);
+  });
+
+  it('sends a request again on a new connection when a kept-alive one closes under it, and says so', async () => {
+    const c = client({ connections: 1 });
+    const first = await c.send({ method: 'POST', path: '/one-per-socket', body: {} });
+    const second = await c.send({ method: 'POST', path: '/one-per-socket', body: {} });
+    await c.close();
+    expect(first.status).toBe(200);
+    expect(first.resent).toBeUndefined();
+    expect(second.status).toBe(200);
+    expect(second.resent).toMatch(/UND_ERR_SOCKET|ECONNRESET|EPIPE/);
+  });
+
+  it('sends a request at most twice when every connection closes under it, and reports the failure', async () => {
+    const c = client();
+    const before = seen.filter((s) => s.path === '/v1/reset').length;
+    const res = await c.send({ method: 'POST', path: '/reset', body: {} });
+    await c.close();
+    expect(seen.filter((s) => s.path === '/v1/reset').length - before).toBe(2);
+    expect(res.status).toBeUndefined();
+    expect(res.transport?.code).toBe('network');
+    expect(res.resent).toBeDefined();
+  });
 
   it('classifies a refused connection as a network failure', async () => {
     const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000 });
