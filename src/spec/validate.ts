@@ -18,15 +18,25 @@ const sources: Record<Shape, Record<Tier, Record<string, unknown>>> = {
   error: { lenient: schemas.errorLenient, strict: schemas.errorStrict },
 };
 
-let compiled: Record<Shape, Record<Tier, ValidateFunction>> | undefined;
+let ajv: Ajv2020 | undefined;
+const compiled: Partial<Record<Shape, Record<Tier, ValidateFunction>>> = {};
 
-function validators(): Record<Shape, Record<Tier, ValidateFunction>> {
-  if (!compiled) {
-    const ajv = new Ajv2020({ allErrors: true, strict: false });
-    const build = (s: Shape) => ({ lenient: ajv.compile(sources[s].lenient), strict: ajv.compile(sources[s].strict) });
-    compiled = { completion: build('completion'), chunk: build('chunk'), modelList: build('modelList'), error: build('error') };
-  }
-  return compiled;
+/** One validator per shape and tier, each compiled the first time it is needed: start-up compiles none. */
+function validators(shape: Shape): Record<Tier, ValidateFunction> {
+  ajv ??= new Ajv2020({ allErrors: true, strict: false });
+  const a = ajv;
+  return (compiled[shape] ??= { lenient: a.compile(sources[shape].lenient), strict: a.compile(sources[shape].strict) });
+}
+
+/** A JSON Schema validator compiled on its first call (tool arguments, structured answers). */
+export function lazyValidator(schema: Record<string, unknown>): (value: unknown) => { ok: boolean; errors: ErrorObject[] } {
+  let validate: ValidateFunction | undefined;
+  return (value) => {
+    ajv ??= new Ajv2020({ allErrors: true, strict: false });
+    validate ??= ajv.compile(schema);
+    const ok = validate(value);
+    return { ok, errors: ok ? [] : [...(validate.errors ?? [])] };
+  };
 }
 
 function describe(tier: Tier, e: ErrorObject): Deviation {
@@ -47,7 +57,7 @@ function describe(tier: Tier, e: ErrorObject): Deviation {
 
 /** Lenient deviations first; the strict tier is only checked where the lenient one holds, to avoid echoes. */
 export function validateShape(shape: Shape, value: unknown): Deviation[] {
-  const v = validators()[shape];
+  const v = validators(shape);
   if (!v.lenient(value)) return dedupe((v.lenient.errors ?? []).map((e) => describe('lenient', e)));
   if (!v.strict(value)) return dedupe((v.strict.errors ?? []).map((e) => describe('strict', e)));
   return [];

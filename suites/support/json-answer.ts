@@ -1,12 +1,12 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
+import { lazyValidator } from '../../src/spec/validate.js';
 import { contentOf, quote } from './params.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
 
-const validateSky = new Ajv2020({ allErrors: true, strict: false }).compile(SKY_SCHEMA);
+const validateSky = lazyValidator(SKY_SCHEMA);
 
 /**
  * How an answer's content relates to JSON: bare JSON, JSON in a Markdown fence, or prose. A leading
@@ -26,8 +26,9 @@ const isJsonObject = (v: unknown) => typeof v === 'object' && v !== null && !Arr
 
 /** Why `value` does not fit SKY_SCHEMA, or undefined when it does. */
 export function schemaProblem(value: unknown): string | undefined {
-  if (validateSky(value)) return undefined;
-  return (validateSky.errors ?? []).map((e) => `${e.instancePath || 'body'} ${e.message}`).slice(0, 3).join('; ');
+  const checked = validateSky(value);
+  if (checked.ok) return undefined;
+  return checked.errors.map((e) => `${e.instancePath || 'body'} ${e.message}`).slice(0, 3).join('; ');
 }
 
 const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT)], max_tokens: LIMITS.json, ...extra });

@@ -1,18 +1,18 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
+import { lazyValidator } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
 import { contentOf } from './params.js';
 import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
-const validators: Record<string, ValidateFunction> = {
-  get_weather: ajv.compile(WEATHER_TOOL.function.parameters),
-  get_time: ajv.compile(TIME_TOOL.function.parameters),
-};
+/** A Map, not an object: a call named "constructor" must not find Object's. */
+const validators = new Map([
+  ['get_weather', lazyValidator(WEATHER_TOOL.function.parameters)],
+  ['get_time', lazyValidator(TIME_TOOL.function.parameters)],
+]);
 
 export interface ToolCallView {
   name: string | undefined;
@@ -33,9 +33,10 @@ export function toolCallsOf(x: Exchange): { calls: ToolCallView[]; finishReason:
     } catch {
       return { name, problem: `arguments are not JSON: ${JSON.stringify(fn.arguments.slice(0, 40))}` };
     }
-    const validate = name ? validators[name] : undefined;
+    const validate = name ? validators.get(name) : undefined;
     if (!validate) return { name, problem: `no such tool: ${JSON.stringify(name)}` };
-    if (!validate(args)) return { name, problem: `arguments do not fit the schema: ${validate.errors?.map((e) => `${e.instancePath || 'args'} ${e.message}`).join('; ')}` };
+    const checked = validate(args);
+    if (!checked.ok) return { name, problem: `arguments do not fit the schema: ${checked.errors.map((e) => `${e.instancePath || 'args'} ${e.message}`).join('; ')}` };
     return { name, problem: undefined };
   });
   return { calls, finishReason: choice?.finishReason };

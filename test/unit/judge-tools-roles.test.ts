@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolsReach } from '../../suites/support/tools.js';
+import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolCallsOf, toolsReach } from '../../suites/support/tools.js';
 import { judgeImage, judgeInstruction, judgeRecall } from '../../suites/support/roles.js';
 import { errorIn200, refused, reply } from '../helpers/exchanges.js';
 
@@ -157,5 +157,15 @@ describe('judgeImage', () => {
     ['trap: a long description cut by our own limit before the colour', reply('This image shows a square that is', { finish: 'length' }), words('Green.'), 'inconclusive'],
   ])('%s', (_, x, other, verdict) => {
     expect(judgeImage(x, other, 'green', ok).verdict).toBe(verdict);
+  });
+});
+
+describe('toolCallsOf', () => {
+  it('checks arguments against the tool named, and knows no tool by an inherited name', () => {
+    const { calls } = toolCallsOf(reply(null, { calls: [paris, { name: 'get_weather', args: { town: 'Paris' } }, { name: 'constructor', args: {} }, { name: '__proto__', args: {} }] }));
+    expect(calls[0]).toEqual({ name: 'get_weather', problem: undefined });
+    expect(calls[1]!.problem).toMatch(/do not fit the schema/);
+    expect(calls[2]!.problem).toBe('no such tool: "constructor"');
+    expect(calls[3]!.problem).toBe('no such tool: "__proto__"');
   });
 });
