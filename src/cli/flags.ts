@@ -39,10 +39,29 @@ export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = 
   return out;
 }
 
-/** The camelCase values of the schema's keys from a yargs argv. */
-export function pickFlags(schema: z.ZodObject, argv: Record<string, unknown>): Record<string, unknown> {
+/** One flag: its schema key, and its yargs options under the kebab-case name. */
+export interface FlagRow {
+  key: string;
+  options: Options;
+}
+
+/** The flags of a schema as plain data (src/cli/audit-flags.json is this table for AuditFlags). */
+export function auditFlagTable(schema: z.ZodObject): FlagRow[] {
+  return Object.entries(yargsOptionsFrom(schema)).map(([flag, options]) => {
+    const key = Object.keys(schema.shape).find((k) => kebab(k) === flag)!;
+    return { key, options };
+  });
+}
+
+/** yargs options from a flag table, leaving out the keys in `omit`. */
+export function optionsOf(table: readonly FlagRow[], omit: readonly string[] = []): Record<string, Options> {
+  return Object.fromEntries(table.filter((r) => !omit.includes(r.key)).map((r) => [kebab(r.key), r.options]));
+}
+
+/** The camelCase values of the table's keys from a yargs argv. */
+export function pickFlags(table: readonly FlagRow[], argv: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(schema.shape)) {
+  for (const { key } of table) {
     // Without defaults, yargs leaves out what the user did not pass: only that overrides the config file.
     if (argv[key] !== undefined) out[key] = argv[key];
   }

@@ -1,121 +1,63 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
-import { hideBin } from 'yargs/helpers';
-import { AuditFlags, DEFAULT_CONFIG } from '../config/options.js';
-import { PROFILE_NAMES } from '../reference/profiles.js';
+// --help and --version are answered from the command table alone; a command loads the argument parser,
+// then its own code when it runs (bench/run.ts measures the start-up against `node -e 0`).
 import { VERSION } from '../version.js';
-import { auditCommand, demoCommand } from './audit.js';
-import { compareCommand } from './compare.js';
-import { doctorCommand } from './doctor.js';
+import { AUDIT_FLAGS, COMMANDS, type CommandName } from './commands.js';
 import { EXIT } from './exit.js';
-import { mergeCommand } from './merge.js';
-import { pickFlags, yargsOptionsFrom } from './flags.js';
+import { helpRequest, helpWidth, renderHelp } from './help.js';
+import { pickFlags } from './flags.js';
 import { err } from './output.js';
 import { oneLine } from '../boundary/text.js';
-import { probesCommand } from './probes.js';
-import { serveCommand } from './serve.js';
 
-const EPILOG = `Environment:
-  OPENAI_BASE_URL   base URL when --base-url is not given
-  OPENAI_API_KEY    the key (or the variable named by --api-key-env); sent only as "Authorization: Bearer"
-  NO_COLOR          plain output
+type Args = Record<string, unknown>;
 
-Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model), 130 interrupted.`;
+/** Each command's code, imported when it runs. */
+const RUN: Record<CommandName, (args: Args) => Promise<number>> = {
+  audit: async (args) => (await import('./audit.js')).auditCommand(pickFlags(AUDIT_FLAGS, args), process.env, args.config as string | undefined),
+  demo: async (args) => (await import('./audit.js')).demoCommand(String(args.profile), pickFlags(AUDIT_FLAGS, args), process.env),
+  serve: async (args) =>
+    (await import('./serve.js')).serveCommand(
+      { profile: args.profile as string, port: args.port as number, host: args.host as string, apiKeyEnv: args.apiKeyEnv as string | undefined },
+      process.env,
+    ),
+  doctor: async (args) => (await import('./doctor.js')).doctorCommand(pickFlags(AUDIT_FLAGS, args), process.env, args.config as string | undefined),
+  merge: async (args) =>
+    (await import('./merge.js')).mergeCommand(((args.dirs as unknown[] | undefined) ?? []).map(String), { out: args.out as string, json: args.json as boolean, quiet: args.quiet as boolean, baseline: args.baseline as string | undefined }, process.env),
+  compare: async (args) => (await import('./compare.js')).compareCommand(String(args.a), String(args.b), { json: args.json as boolean }),
+  probes: async (args) => (await import('./probes.js')).probesCommand(args.json as boolean),
+};
 
 async function main(argv: string[]): Promise<number> {
+  const asked = helpRequest(argv);
+  if (asked.help) {
+    process.stdout.write(renderHelp(asked.help === 'top' ? undefined : asked.help, helpWidth(process.stdout.columns)));
+    return EXIT.ok;
+  }
+  if (asked.version) {
+    process.stdout.write(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const { default: yargs } = await import('yargs');
   let code: number = EXIT.ok;
-  const auditOptions = yargsOptionsFrom(AuditFlags);
-  await yargs(argv)
+  let parser = yargs(argv)
     .scriptName('chatprobe')
-    .usage('$0 [command] [options]\n\nAudits an OpenAI-compatible chat-completion endpoint: what each model honours, ignores or rejects.')
-    .command(
-      ['audit', '$0'],
-      'Audit an endpoint (the default command)',
-      (y) =>
-        y
-          .options(auditOptions)
-          .option('config', { type: 'string', describe: `Config file with the same options as the flags (default: ./${DEFAULT_CONFIG} if present)` })
-          .example('$0 --base-url https://host/v1', 'audit every listed model with $OPENAI_API_KEY')
-          .example('$0 --baseline chatprobe.baseline.json', 'fail only on regressions against a baseline'),
-      async (args) => {
-        code = await auditCommand(pickFlags(AuditFlags, args), process.env, args.config);
-      },
-    )
-    .command(
-      'demo',
-      'Start the bundled reference server, audit it and stop it (what `npm start` runs)',
-      (y) =>
-        y
-          .option('profile', { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` })
-          .options(yargsOptionsFrom(AuditFlags, ['baseUrl', 'apiKeyEnv', 'allowUnlisted'])),
-      async (args) => {
-        code = await demoCommand(String(args.profile), pickFlags(AuditFlags, args), process.env);
-      },
-    )
-    .command(
-      'serve',
-      'Run the reference server and print its base URL',
-      (y) =>
-        y
-          .option('profile', { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` })
-          .option('port', { type: 'number', default: 0, describe: 'Port (0: a free one)' })
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' })
-          .option('api-key-env', { type: 'string', describe: 'Accept only the key in this variable (default: any bearer token)' }),
-      async (args) => {
-        code = await serveCommand({ profile: args.profile, port: args.port, host: args.host, apiKeyEnv: args.apiKeyEnv }, process.env);
-      },
-    )
-    .command(
-      'doctor',
-      "Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream",
-      (y) =>
-        y
-          .options(yargsOptionsFrom(AuditFlags, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet']))
-          .option('config', { type: 'string', describe: `Config file (default: ./${DEFAULT_CONFIG} if present)` }),
-      async (args) => {
-        code = await doctorCommand(pickFlags(AuditFlags, args), process.env, args.config);
-      },
-    )
-    .command(
-      'merge <dirs..>',
-      'Merge shard report folders into the report.json, junit.xml and matrix.md of one run',
-      (y) =>
-        y
-          .positional('dirs', { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' })
-          .option('out', { type: 'string', default: 'reports', describe: 'Folder for the merged reports' })
-          .option('baseline', { type: 'string', describe: 'Judge the merged cells against this baseline (pass the one the shards used)' })
-          .option('json', { type: 'boolean', default: false, describe: 'Print the merged report JSON' })
-          .option('quiet', { type: 'boolean', default: false, describe: 'Print nothing but errors' }),
-      async (args) => {
-        code = await mergeCommand((args.dirs ?? []).map(String), { out: args.out, json: args.json, quiet: args.quiet, baseline: args.baseline }, process.env);
-      },
-    )
-    .command(
-      'compare <a> <b>',
-      'The cells that differ between two reports (report.json files or their folders); exit 1 when B is worse than A',
-      (y) =>
-        y
-          .positional('a', { type: 'string', describe: 'The reference report (production, the upstream, before)' })
-          .positional('b', { type: 'string', describe: 'The report to judge (staging, the gateway, after)' })
-          .option('json', { type: 'boolean', default: false, describe: 'Print the comparison as JSON' }),
-      async (args) => {
-        code = await compareCommand(String(args.a), String(args.b), { json: args.json });
-      },
-    )
-    .command(
-      'probes',
-      'List every probe: id, kind, cost, requirement',
-      (y) => y.option('json', { type: 'boolean', default: false, describe: 'Print JSON' }),
-      (args) => {
-        code = probesCommand(args.json);
-      },
-    )
-    .epilog(EPILOG)
     .strict()
-    .version(VERSION)
-    .help()
-    .alias('h', 'help')
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .version(false)
+    .help(false);
+  for (const spec of COMMANDS) {
+    parser = parser.command(
+      spec.isDefault ? [spec.command, '$0'] : spec.command,
+      spec.describe,
+      (y) => {
+        for (const [name, o] of Object.entries(spec.positionals ?? {})) y.positional(name, o);
+        return y.options(spec.options);
+      },
+      async (args) => {
+        code = await RUN[spec.name](args);
+      },
+    );
+  }
+  await parser
     .fail((msg, e) => {
       // A custom fail handler must throw, or yargs still runs the command on invalid input.
       if (e) throw e;
@@ -128,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
-main(hideBin(process.argv)).then(
+main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -61,8 +61,7 @@ export interface ResolvedOptions {
   secrets: Secret[];
 }
 
-/** The config file read when --config is not given, if it exists in the working folder. */
-export const DEFAULT_CONFIG = 'chatprobe.config.json';
+export { DEFAULT_CONFIG } from './defaults.js';
 
 /** A config file carries the same options as the flags (camelCase keys), and never the key itself. */
 export const ConfigFile = AuditFlags.partial()

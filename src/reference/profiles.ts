@@ -17,6 +17,7 @@ import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'jso
 import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import { Profile } from './profile.js';
+import { PROFILE_NAMES } from './profile-names.js';
 
 /** The bundled profiles, imported so they travel inside the npx bundle. */
 const BUNDLED: Record<string, unknown> = {
@@ -39,11 +40,12 @@ const BUNDLED: Record<string, unknown> = {
   'wrong-base-url': wrongBaseUrl,
 };
 
-export const PROFILE_NAMES = Object.keys(BUNDLED);
+export { PROFILE_NAMES };
+if (Object.keys(BUNDLED).join() !== PROFILE_NAMES.join()) throw new Error('reference/profile-names.ts does not list the bundled profiles');
 
 /** A bundled profile by name, or a profile JSON file by path. */
 export function loadProfile(nameOrPath: string): Profile {
-  const raw = BUNDLED[nameOrPath] ?? readProfileFile(nameOrPath);
+  const raw = Object.hasOwn(BUNDLED, nameOrPath) ? BUNDLED[nameOrPath] : readProfileFile(nameOrPath);
   const parsed = Profile.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -5,6 +5,9 @@ import { judge } from '../../src/report/judge.js';
 import { reportJsonSchema, REPORT_SCHEMA_URL } from '../../src/report/schema.js';
 import { renderJson } from '../../src/report/writers/json.js';
 import { ROOT } from '../helpers/cli.js';
+import { auditFlagTable } from '../../src/cli/flags.js';
+import { AuditFlags } from '../../src/config/options.js';
+import { PROFILE_NAMES } from '../../src/reference/profile-names.js';
 import { sampleReport } from '../helpers/report.js';
 import { schemaProblems } from '../helpers/report-schema.js';
 
@@ -28,5 +31,19 @@ describe('report.json schema', () => {
     });
     expect(schemaProblems(written)).toEqual([]);
     expect(schemaProblems({ ...written, results: [{ ...written.results[0], verdict: 'great' }] })).not.toEqual([]);
+  });
+});
+
+describe('what --help reads without loading the models', () => {
+  it('the flag table is generated from the options schema (run npm run schema after changing the flags)', () => {
+    const shipped = JSON.parse(readFileSync(`${ROOT}src/cli/audit-flags.json`, 'utf8'));
+    expect(shipped).toEqual(auditFlagTable(AuditFlags));
+    expect(shipped.map((r: { key: string }) => r.key)).toEqual(Object.keys(AuditFlags.shape));
+  });
+
+  it('the profile names are the bundled profiles', async () => {
+    const { loadProfile } = await import('../../src/reference/profiles.js');
+    for (const name of PROFILE_NAMES) expect(loadProfile(name).models.length, name).toBeGreaterThan(0);
+    expect(() => loadProfile('constructor')).toThrow(/unknown profile "constructor"/);
   });
 });

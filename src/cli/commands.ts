@@ -1,0 +1,105 @@
+// The commands as data: main.ts builds the parser from them, help.ts the help text, so the two cannot
+// disagree. Nothing here imports more than the flag table: `--help` and `--version` load only this.
+import type { Options, PositionalOptions } from 'yargs';
+import { DEFAULT_CONFIG } from '../config/defaults.js';
+import { PROFILE_NAMES } from '../reference/profile-names.js';
+import auditFlags from './audit-flags.json' with { type: 'json' };
+import { optionsOf, type FlagRow } from './flags.js';
+
+/** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
+export const AUDIT_FLAGS = auditFlags as FlagRow[];
+
+export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'probes';
+
+export interface CommandSpec {
+  name: CommandName;
+  /** The command line as yargs reads it: the name, then positionals (`merge <dirs..>`). */
+  command: string;
+  describe: string;
+  /** The command run when none is named. */
+  isDefault?: boolean;
+  positionals?: Record<string, PositionalOptions>;
+  options: Record<string, Options>;
+  examples?: [string, string][];
+}
+
+const config = (what: string): Options => ({ type: 'string', describe: `${what} (default: ./${DEFAULT_CONFIG} if present)` });
+const profile: Options = { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` };
+
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: 'audit',
+    command: 'audit',
+    describe: 'Audit an endpoint (the default command)',
+    isDefault: true,
+    options: { ...optionsOf(AUDIT_FLAGS), config: config('Config file with the same options as the flags') },
+    examples: [
+      ['chatprobe --base-url https://host/v1', 'audit every listed model with $OPENAI_API_KEY'],
+      ['chatprobe --baseline chatprobe.baseline.json', 'fail only on regressions against a baseline'],
+    ],
+  },
+  {
+    name: 'demo',
+    command: 'demo',
+    describe: 'Start the bundled reference server, audit it and stop it (what `npm start` runs)',
+    options: { profile, ...optionsOf(AUDIT_FLAGS, ['baseUrl', 'apiKeyEnv', 'allowUnlisted']) },
+  },
+  {
+    name: 'serve',
+    command: 'serve',
+    describe: 'Run the reference server and print its base URL',
+    options: {
+      profile,
+      port: { type: 'number', default: 0, describe: 'Port (0: a free one)' },
+      host: { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' },
+      'api-key-env': { type: 'string', describe: 'Accept only the key in this variable (default: any bearer token)' },
+    },
+  },
+  {
+    name: 'doctor',
+    command: 'doctor',
+    describe: 'Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream',
+    options: {
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet']),
+      config: config('Config file'),
+    },
+  },
+  {
+    name: 'merge',
+    command: 'merge <dirs..>',
+    describe: 'Merge shard report folders into the report.json, junit.xml and matrix.md of one run',
+    positionals: { dirs: { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' } },
+    options: {
+      out: { type: 'string', default: 'reports', describe: 'Folder for the merged reports' },
+      baseline: { type: 'string', describe: 'Judge the merged cells against this baseline (pass the one the shards used)' },
+      json: { type: 'boolean', default: false, describe: 'Print the merged report JSON' },
+      quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors' },
+    },
+  },
+  {
+    name: 'compare',
+    command: 'compare <a> <b>',
+    describe: 'The cells that differ between two reports (report.json files or their folders); exit 1 when B is worse than A',
+    positionals: {
+      a: { type: 'string', describe: 'The reference report (production, the upstream, before)' },
+      b: { type: 'string', describe: 'The report to judge (staging, the gateway, after)' },
+    },
+    options: { json: { type: 'boolean', default: false, describe: 'Print the comparison as JSON' } },
+  },
+  {
+    name: 'probes',
+    command: 'probes',
+    describe: 'List every probe: id, kind, cost, requirement',
+    options: { json: { type: 'boolean', default: false, describe: 'Print JSON' } },
+  },
+];
+
+export const USAGE = 'Audits an OpenAI-compatible chat-completion endpoint: what each model honours, ignores or rejects.';
+
+export const ENVIRONMENT: [string, string][] = [
+  ['OPENAI_BASE_URL', 'base URL when --base-url is not given'],
+  ['OPENAI_API_KEY', 'the key (or the variable named by --api-key-env); sent only as "Authorization: Bearer"'],
+  ['NO_COLOR', 'plain output'],
+];
+
+export const EXIT_CODES = 'Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model), 130 interrupted.';
