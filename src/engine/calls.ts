@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
-import { toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
+import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 import { clip } from '../boundary/text.js';
 
@@ -149,8 +149,10 @@ export class CallLog {
     await this.pace();
     const id = `${this.idPrefix}${++this.seq}`;
     const at = new Date().toISOString();
-    const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(req);
-    const x = stream ? toStreamExchange(id, req, res) : toExchange(id, req, res);
+    // A stream is read as it arrives (StreamSink): parsed and judged without being held.
+    const sink = stream ? new StreamSink() : undefined;
+    const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(sink ? { ...req, sink } : req);
+    const x = stream ? toStreamExchange(id, req, res, sink) : toExchange(id, req, res);
     const record: CallRecord = { id, at, probe, method: req.method, path: req.path, durationMs: x.durationMs, bytes: x.bytes };
     if (model !== undefined) record.model = model;
     if (x.status !== undefined) record.status = x.status;

@@ -1,6 +1,6 @@
-import { bodyText, type HttpRequest, type HttpResponse } from '../http/client.js';
-import { readSse, type SseFacts } from '../http/sse.js';
-import { assembleStream, isObject, type AssembledStream } from '../spec/stream.js';
+import { bodyText, DEFAULT_MAX_BODY_BYTES, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { readSse, SseReader, type SseFacts } from '../http/sse.js';
+import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
 import type { Cause } from '../report/model.js';
 import { diagnose } from './diagnose.js';
@@ -71,8 +71,77 @@ const REQUEST_ID_HEADERS = [
   'cf-ray',
 ];
 
-export function toExchange(callId: string, req: HttpRequest, res: HttpResponse): Exchange {
-  const text = bodyText(res.chunks);
+/**
+ * A 2xx answer to a stream request, read as it arrives: events are parsed and assembled one by one and
+ * let go, and the text is kept up to `keep` characters for the record (the evidence says where it was cut).
+ * Memory stays flat however long the stream runs; the deadline still ends an endless one.
+ */
+export class StreamSink implements BodySink {
+  private readonly assembler = new StreamAssembler();
+  private readonly reader = new SseReader({
+    onEvent: (ev) => {
+      this.eventCount++;
+      this.assembler.push(ev);
+    },
+    onText: (t) => this.keepText(t),
+  });
+  private parts: string[] = [];
+  private kept = 0;
+  /** Characters of text read in all, kept or not. */
+  private seen = 0;
+  eventCount = 0;
+
+  constructor(private readonly keep = DEFAULT_MAX_BODY_BYTES) {}
+
+  start(status: number): boolean {
+    return status >= 200 && status < 300;
+  }
+
+  push(bytes: Uint8Array, at: number): void {
+    this.reader.push(bytes, at);
+  }
+
+  end(at: number): void {
+    this.reader.end(at);
+  }
+
+  private keepText(t: string): void {
+    this.seen += t.length;
+    if (this.kept >= this.keep) return;
+    const piece = t.length > this.keep - this.kept ? t.slice(0, this.keep - this.kept) : t;
+    this.parts.push(piece);
+    this.kept += piece.length;
+  }
+
+  /** The body's text as recorded: all of it, or its first `keep` characters. */
+  get text(): string {
+    if (this.parts.length > 1) this.parts = [this.parts.join('')];
+    return this.parts[0] ?? '';
+  }
+
+  /** What the record leaves out, as our cut; undefined when it holds the whole body. */
+  get recordCut(): string | undefined {
+    if (this.seen <= this.keep) return undefined;
+    return `chatprobe kept the first ${this.keep} of the stream's ${this.seen} characters in its record; all of it was read and judged`;
+  }
+
+  get facts(): SseFacts {
+    return this.reader.facts;
+  }
+
+  get assembled(): AssembledStream {
+    return this.assembler.result;
+  }
+
+}
+
+/**
+ * One answer as probes read it. `sunk` is the record a StreamSink kept of a body it read as it came: its
+ * text, and whether that text is the body's first part only.
+ */
+export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, sunk?: { text: string; cut: boolean }): Exchange {
+  const text = sunk?.text ?? bodyText(res.chunks);
+  const truncated = res.truncated || (sunk?.cut ?? false);
   const contentType = (res.headers['content-type'] ?? '').toLowerCase();
   let json: unknown;
   let parseError: string | undefined;
@@ -80,7 +149,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
   const bom = text.charCodeAt(0) === 0xfeff;
   const cuts: string[] = [];
   // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
-  if (res.truncated) parseError = 'the body was cut at chatprobe\'s cap';
+  if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
   else if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
     try {
       json = JSON.parse(bom ? text.slice(1) : text);
@@ -123,7 +192,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
     parseError,
     bom,
     cuts,
-    truncated: res.truncated,
+    truncated,
     cap: res.cap,
     bytes: res.bytes,
     durationMs: res.durationMs,
@@ -138,8 +207,11 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse):
   };
 }
 
-export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse): StreamExchange {
-  const base = toExchange(callId, req, res);
+export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, sink?: StreamSink): StreamExchange {
+  const sunk = res.sunk && sink ? sink : undefined;
+  const cut = sunk?.recordCut;
+  const base = toExchange(callId, req, res, sunk ? { text: sunk.text, cut: cut !== undefined } : undefined);
+  if (cut) base.cuts.push(cut);
   const isEventStream = base.contentType.includes('text/event-stream');
   // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
   // An SSE body under another content type is read too, as the OpenAI SDK reads it.
@@ -147,8 +219,17 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
   if (!streamed || !(isEventStream || looksLikeSse(base.text))) {
     return { ...base, isEventStream, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [] };
   }
-  const { events, facts } = readSse(res.chunks, res.durationMs);
-  const assembled = assembleStream(events);
+  let facts: SseFacts;
+  let assembled: AssembledStream;
+  let eventCount: number;
+  if (sunk) ({ facts, assembled, eventCount } = sunk);
+  else {
+    const read = readSse(res.chunks, res.durationMs);
+    ({ facts } = read);
+    assembled = assembleStream(read.events);
+    eventCount = read.events.length;
+  }
+  if (assembled.textCut) base.cuts.push(`an answer's text passed ${MAX_TEXT} characters: chatprobe kept that much of it and read the rest`);
   const gapsMs: number[] = [];
   for (let i = 1; i < assembled.contentTimes.length; i++) {
     gapsMs.push(round(assembled.contentTimes[i]! - assembled.contentTimes[i - 1]!));
@@ -157,10 +238,12 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
     ...base,
     json: undefined,
     parseError: undefined,
+    // Read to its end as it came: a record kept in part is no cut of what was judged.
+    truncated: sunk ? false : base.truncated,
     isEventStream,
     requestId: base.requestId ?? assembled.ids[0],
     usage: assembled.usage.at(-1),
-    sse: { eventCount: events.length, facts },
+    sse: { eventCount, facts },
     assembled,
     ttftMs: assembled.firstContentAt,
     gapsMs,

@@ -35,6 +35,19 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** Bytes read at most, overriding the client's default. */
   maxBodyBytes?: number;
+  /** Reads a 2xx body as it arrives (a stream): then the whole body is read, whatever its length. */
+  sink?: BodySink;
+}
+
+/**
+ * A reader fed each chunk of a body as it arrives, so that a stream is judged without being held: the
+ * client then keeps no chunk itself and reads to the end (or the deadline), past the byte cap.
+ */
+export interface BodySink {
+  /** Whether to read this answer as it comes: false leaves it to the client's capped read. */
+  start(status: number, headers: Record<string, string>): boolean;
+  push(bytes: Uint8Array, at: number): void;
+  end(at: number): void;
 }
 
 export interface HttpResponse {
@@ -44,6 +57,8 @@ export interface HttpResponse {
   bytes: number;
   /** The body passed our cap (`cap` bytes) and we stopped reading there: our cut, never an out-of-memory. */
   truncated: boolean;
+  /** The body went to the request's sink as it arrived; `chunks` is empty. */
+  sunk?: boolean;
   cap: number;
   durationMs: number;
   transport?: TransportFailure;
@@ -137,6 +152,7 @@ export class HttpClient {
     let truncated = false;
     let status: number | undefined;
     let responseHeaders: Record<string, string> = {};
+    let sink: BodySink | undefined;
     const timeout = deadlineSignal(timeoutMs);
     const signal = this.options.signal ? AbortSignal.any([timeout.signal, this.options.signal]) : timeout.signal;
     try {
@@ -151,6 +167,15 @@ export class HttpClient {
       });
       status = res.statusCode;
       responseHeaders = flattenHeaders(res.headers);
+      if (req.sink?.start(status, responseHeaders)) {
+        sink = req.sink;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          bytes += chunk.length;
+          sink.push(chunk, elapsed());
+        }
+        sink.end(elapsed());
+        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), sunk: true };
+      }
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         const room = maxBody - bytes;
         if (chunk.length > room) {
@@ -165,6 +190,7 @@ export class HttpClient {
       }
       return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed() };
     } catch (err) {
+      sink?.end(elapsed());
       return {
         status,
         headers: responseHeaders,
@@ -174,6 +200,7 @@ export class HttpClient {
         cap: maxBody,
         durationMs: elapsed(),
         transport: describeTransportFailure(err),
+        ...(sink ? { sunk: true } : {}),
       };
     } finally {
       timeout.clear();

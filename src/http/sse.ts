@@ -30,11 +30,28 @@ export interface SseFacts {
   /** Bytes that came after the last blank line and formed no complete event. */
   unterminatedTail: boolean;
   bom: boolean;
+  /** Lines (or one event's data) longer than MAX_LINE: read up to it, the rest skipped, and counted. */
+  overlong: number;
 }
 
 const KEEP = 5;
 
+/**
+ * The longest line, and the most data one event gathers, that the reader holds: a body with no line
+ * break (a 100 MB JSON answer to a stream request) or endless `data:` lines without a blank one cannot
+ * make it grow without bound. A real chunk is a few hundred bytes.
+ */
+export const MAX_LINE = 1024 * 1024;
+
+export interface SseReaderOptions {
+  /** Each event as it completes; when given, events are not kept in `events`. */
+  onEvent?(ev: SseEvent): void;
+  /** The decoded text as it arrives (BOM included), for a capped record of the body. */
+  onText?(text: string): void;
+}
+
 export class SseReader {
+  /** The events read, when no onEvent was given. */
   readonly events: SseEvent[] = [];
   readonly facts: SseFacts = {
     crlf: false,
@@ -47,6 +64,7 @@ export class SseReader {
     multiLineData: 0,
     unterminatedTail: false,
     bom: false,
+    overlong: 0,
   };
   // ignoreBOM keeps a leading BOM in the text, so it can be recorded rather than silently dropped.
   private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
@@ -54,16 +72,25 @@ export class SseReader {
   private pendingCr = false;
   private first = true;
   private data: string[] = [];
+  private dataLength = 0;
+  /** The current line passed MAX_LINE: the rest of it is skipped. */
+  private skipping = false;
   private event: string | undefined;
   private id: string | undefined;
   private touched = false;
 
+  constructor(private readonly options: SseReaderOptions = {}) {}
+
   push(bytes: Uint8Array, at: number): void {
-    this.feed(this.decoder.decode(bytes, { stream: true }), at);
+    const text = this.decoder.decode(bytes, { stream: true });
+    this.options.onText?.(text);
+    this.feed(text, at);
   }
 
   end(at: number): void {
-    this.feed(this.decoder.decode(), at);
+    const rest = this.decoder.decode();
+    if (rest) this.options.onText?.(rest);
+    this.feed(rest, at);
     if (this.pendingCr) {
       this.pendingCr = false;
       this.line(this.pending, at);
@@ -103,7 +130,8 @@ export class SseReader {
     breaks.lastIndex = start;
     for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
       const i = m.index;
-      this.line(this.pending + text.slice(start, i), at);
+      if (this.skipping) this.skipping = false;
+      else this.capped(this.pending + text.slice(start, i), at);
       this.pending = '';
       if (text.charCodeAt(i) === 13) {
         if (i + 1 === text.length) this.pendingCr = true;
@@ -114,7 +142,21 @@ export class SseReader {
       }
       start = breaks.lastIndex;
     }
+    if (this.skipping) return;
     this.pending += text.slice(start);
+    if (this.pending.length > MAX_LINE) {
+      // Read up to the cap; the rest of the line is skipped until its line break.
+      this.capped(this.pending, at);
+      this.pending = '';
+      this.skipping = true;
+    }
+  }
+
+  /** A line read up to MAX_LINE characters, the rest dropped and counted. */
+  private capped(line: string, at: number): void {
+    if (line.length <= MAX_LINE) return this.line(line, at);
+    this.facts.overlong++;
+    this.line(line.slice(0, MAX_LINE), at);
   }
 
   private line(line: string, at: number): void {
@@ -135,6 +177,11 @@ export class SseReader {
     this.touched = true;
     switch (field) {
       case 'data':
+        if (this.dataLength + value.length > MAX_LINE) {
+          this.facts.overlong++;
+          return;
+        }
+        this.dataLength += value.length + 1;
         this.data.push(value);
         return;
       case 'event':
@@ -158,9 +205,11 @@ export class SseReader {
       const ev: SseEvent = { data: this.data.join('\n'), at };
       if (this.event !== undefined) ev.event = this.event;
       if (this.id !== undefined) ev.id = this.id;
-      this.events.push(ev);
+      if (this.options.onEvent) this.options.onEvent(ev);
+      else this.events.push(ev);
     }
     this.data = [];
+    this.dataLength = 0;
     this.event = undefined;
     this.id = undefined;
     this.touched = false;

@@ -25,8 +25,12 @@ export interface AssembledStream {
   usage: Usage[];
   /** Arrival time (ms) of the first chunk that carried content. */
   firstContentAt: number | undefined;
-  /** Arrival times (ms) of all chunks with content, for gap and burst analysis. */
+  /** Arrival times (ms) of the chunks with content, for gap and burst analysis: the first MAX_KEPT_CHUNKS. */
   contentTimes: number[];
+  /** Every chunk with content, kept in contentTimes or not. */
+  contentChunks: number;
+  /** A choice's content or reasoning passed MAX_TEXT characters: the rest was read and dropped (our cut). */
+  textCut: boolean;
 }
 
 export interface StreamedChoice {
@@ -98,14 +102,20 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
 
 /** Chunks kept as objects for the probes that read them one by one; a real answer under our limits has far fewer. */
 export const MAX_KEPT_CHUNKS = 4096;
+/** Characters of content (and of reasoning) kept per choice: a real answer under our limits has far fewer. */
+export const MAX_TEXT = 1024 * 1024;
 const MAX_KEPT_IDS = 8;
 const MAX_COUNTED_IDS = 10_000;
 /** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */
 const MAX_KEPT = 32;
 
-export function assembleStream(events: readonly SseEvent[]): AssembledStream {
-  const seenIds = new Set<string>();
-  const out: AssembledStream = {
+/**
+ * Puts a stream back together one event at a time, as it arrives: what it holds is bounded (the first
+ * chunks, texts up to MAX_TEXT, the first content times), so memory does not follow the stream's length.
+ */
+export class StreamAssembler {
+  private readonly seenIds = new Set<string>();
+  readonly result: AssembledStream = {
     chunks: [],
     chunkCount: 0,
     nonJson: [],
@@ -119,42 +129,46 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
     usage: [],
     firstContentAt: undefined,
     contentTimes: [],
+    contentChunks: 0,
+    textCut: false,
   };
-  for (const ev of events) {
+
+  push(ev: SseEvent): void {
+    const out = this.result;
     // A client stops at [DONE] (the OpenAI SDK yields nothing after it): what follows is counted, not read.
     if (out.done) {
       out.afterDone++;
-      continue;
+      return;
     }
     const data = ev.data.trim();
     if (data === '[DONE]') {
       out.done = true;
-      continue;
+      return;
     }
     let chunk: unknown;
     try {
       chunk = JSON.parse(data);
     } catch {
       if (out.nonJson.length < 5) out.nonJson.push(data.slice(0, 120));
-      continue;
+      return;
     }
     out.chunkCount++;
     if (out.chunks.length < MAX_KEPT_CHUNKS) {
       out.chunks.push(chunk);
-      if (!out.done) out.chunksBeforeDone++;
+      out.chunksBeforeDone++;
     }
-    if (!isObject(chunk)) continue;
+    if (!isObject(chunk)) return;
     if ('error' in chunk && out.errors.length < MAX_KEPT) out.errors.push(chunk.error);
-    if (typeof chunk.id === 'string' && seenIds.size < MAX_COUNTED_IDS && !seenIds.has(chunk.id)) {
-      seenIds.add(chunk.id);
-      out.idCount = seenIds.size;
+    if (typeof chunk.id === 'string' && this.seenIds.size < MAX_COUNTED_IDS && !this.seenIds.has(chunk.id)) {
+      this.seenIds.add(chunk.id);
+      out.idCount = this.seenIds.size;
       if (out.ids.length < MAX_KEPT_IDS) out.ids.push(chunk.id);
     }
     // The last usage is the one that counts: past the cap, it replaces the last kept.
     const usage = readUsage(chunk.usage);
     if (usage && out.usage.length < MAX_KEPT) out.usage.push(usage);
     else if (usage) out.usage[MAX_KEPT - 1] = usage;
-    if (!Array.isArray(chunk.choices)) continue;
+    if (!Array.isArray(chunk.choices)) return;
     let hadContent = false;
     // A chunk with a million choices is read as its first few: the fault shows, the memory does not follow.
     for (const choice of chunk.choices.slice(0, MAX_KEPT)) {
@@ -162,13 +176,14 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let slot = out.choices.get(index);
       if (!slot) {
+        if (out.choices.size >= MAX_KEPT) continue;
         slot = { content: '', roles: [], finishReasons: [], reasoning: '', reasoningFields: [], toolCalls: [], toolFragmentsWithoutIndex: 0 };
         out.choices.set(index, slot);
       }
       const delta = isObject(choice.delta) ? choice.delta : {};
       if (typeof delta.role === 'string' && slot.roles.length < MAX_KEPT) slot.roles.push(delta.role);
       if (typeof delta.content === 'string' && delta.content.length > 0) {
-        slot.content += delta.content;
+        slot.content = this.append(slot.content, delta.content);
         hadContent = true;
       }
       if (Array.isArray(delta.tool_calls)) addToolFragments(slot, delta.tool_calls);
@@ -177,7 +192,7 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
       for (const field of ['reasoning_content', 'reasoning'] as const) {
         const piece = delta[field];
         if (typeof piece !== 'string' || piece === '') continue;
-        if (!read) slot.reasoning += piece;
+        if (!read) slot.reasoning = this.append(slot.reasoning, piece);
         read = true;
         if (!slot.reasoningFields.includes(field)) slot.reasoningFields.push(field);
       }
@@ -185,10 +200,27 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
     }
     if (hadContent) {
       out.firstContentAt ??= ev.at;
-      out.contentTimes.push(ev.at);
+      out.contentChunks++;
+      if (out.contentTimes.length < MAX_KEPT_CHUNKS) out.contentTimes.push(ev.at);
     }
   }
-  return out;
+
+  /** A text with a piece added, up to MAX_TEXT characters; past it the rest is dropped and the cut said. */
+  private append(text: string, piece: string): string {
+    if (text.length >= MAX_TEXT) {
+      this.result.textCut = true;
+      return text;
+    }
+    if (text.length + piece.length > MAX_TEXT) this.result.textCut = true;
+    return text + piece.slice(0, MAX_TEXT - text.length);
+  }
+}
+
+/** A whole list of events, assembled (tests, and bodies read after the fact). */
+export function assembleStream(events: readonly SseEvent[]): AssembledStream {
+  const a = new StreamAssembler();
+  for (const ev of events) a.push(ev);
+  return a.result;
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {

@@ -114,9 +114,12 @@ describe('an audit of a hostile server', () => {
     const big = report.results.find((r) => r.model === 'body-50mb' && r.probe === 'chat.basic')!;
     expect(big.verdict).toBe('inconclusive');
     expect(big.observed).toContain("chatprobe stopped reading at its own cap");
+    // A stream is read as it comes, past any byte cap, until it ends or --timeout does: 100 MB is then
+    // judged whole, or ends at the deadline with what arrived; never failed for a cut of ours.
     const huge = report.results.find((r) => r.model === 'stream-100mb' && r.probe === 'streaming.done')!;
-    expect(huge.verdict).toBe('inconclusive');
-    expect(huge.observed).toContain('its own cap');
+    if (huge.verdict === 'error') expect(huge.observed).toMatch(/the stream ran past --timeout after \d+ event/);
+    else expect(huge.verdict).toBe('pass');
+    expect(huge.observed).not.toContain('its own cap');
   });
 
   it('leaks the key into no output and sends it to no other origin', () => {
