@@ -67,6 +67,19 @@ const PIECE = 256 * 1024;
 /** Longest way to write one fragment: 8 characters as `&#1114111;` each, with invisibles between. */
 const OVERLAP = 1024;
 
+/**
+ * The shadow's map back to the text: shadow code unit k came from text[starts[k], ends[k]). Typed arrays,
+ * grown as needed and reused: a piece of 256 K characters needs two 1 MB arrays, not a million objects.
+ */
+let starts = new Int32Array(0);
+let ends = new Int32Array(0);
+
+function room(n: number): void {
+  if (starts.length >= n) return;
+  starts = new Int32Array(n);
+  ends = new Int32Array(n);
+}
+
 /** Where the secrets are in text[from, to): spans in the text's own coordinates. */
 function spansIn(text: string, from: number, to: number, needles: readonly string[], out: [number, number][]): void {
   // The common case: nothing encoded, nothing invisible, lower case the same length: the shadow is the text.
@@ -78,38 +91,50 @@ function spansIn(text: string, from: number, to: number, needles: readonly strin
     }
     return;
   }
-  const shadow: string[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let at = from;
-  const push = (s: string, start: number, end: number) => {
-    for (const c of s.toLowerCase()) {
-      shadow.push(c);
-      starts.push(start);
-      ends.push(end);
+  // A lower-cased character can take two code units (İ), a decoded unit fewer than its escape: twice the
+  // piece is room enough for the shadow.
+  room(2 * (to - from) + 16);
+  const parts: string[] = [];
+  let n = 0;
+  /** Plain text[a, b), lower-cased, each code unit mapped to the character it came from. */
+  const plain = (a: number, b: number) => {
+    if (a >= b) return;
+    const segment = text.slice(a, b);
+    const low = segment.toLowerCase();
+    parts.push(low);
+    if (low.length === segment.length) {
+      for (let i = 0; i < low.length; i++, n++) {
+        starts[n] = a + i;
+        ends[n] = a + i + 1;
+      }
+      return;
+    }
+    let at = a;
+    for (const c of segment) {
+      const units = c.toLowerCase().length;
+      for (let k = 0; k < units; k++, n++) {
+        starts[n] = at;
+        ends[n] = at + c.length;
+      }
+      at += c.length;
     }
   };
+  let at = from;
   ENCODED.lastIndex = from;
   for (let m = ENCODED.exec(text); m && m.index < to; m = ENCODED.exec(text)) {
-    for (let i = at; i < m.index; i++) push(text[i]!, i, i + 1);
-    push(decodeUnit(m[0]), m.index, m.index + m[0].length);
+    plain(at, m.index);
+    const decoded = decodeUnit(m[0]).toLowerCase();
+    parts.push(decoded);
+    for (let k = 0; k < decoded.length; k++, n++) {
+      starts[n] = m.index;
+      ends[n] = m.index + m[0].length;
+    }
     at = m.index + m[0].length;
   }
-  for (let i = at; i < to; i++) push(text[i]!, i, i + 1);
-  const flat = shadow.join('');
-  // A character whose lower case is longer (İ) shifts the shadow; the per-character arrays keep the map exact.
-  if (flat.length !== starts.length) return spansSlow(shadow, starts, ends, needles, out);
+  plain(at, to);
+  const flat = parts.join('');
   for (const needle of needles) {
     for (let i = flat.indexOf(needle); i !== -1; i = flat.indexOf(needle, i + 1)) out.push([starts[i]!, ends[i + needle.length - 1]!]);
-  }
-}
-
-function spansSlow(shadow: string[], starts: number[], ends: number[], needles: readonly string[], out: [number, number][]): void {
-  for (const needle of needles) {
-    const chars = [...needle];
-    for (let i = 0; i + chars.length <= shadow.length; i++) {
-      if (chars.every((c, k) => shadow[i + k] === c)) out.push([starts[i]!, ends[i + chars.length - 1]!]);
-    }
   }
 }
 
