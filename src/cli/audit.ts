@@ -4,9 +4,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../engine/errors.js';
-import { planAudit, runAudit } from '../engine/run.js';
-import { loadProfile } from '../reference/profiles.js';
-import { startReferenceServer } from '../reference/server.js';
+import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
 import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { judge } from '../report/judge.js';
 import { existsSync } from 'node:fs';
@@ -77,7 +75,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
     const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
-    const run = await runAudit(
+    let run: AuditRun | undefined = await runAudit(
       options,
       PROBES,
       {
@@ -102,9 +100,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       controller.signal,
     );
     if (tty && !options.quiet) progress('');
-    // Past this line only the report that crossed the output boundary is used.
+    // Past this line only the report that crossed the output boundary is used; the raw one is let go.
     const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
-    const written = await writeReports(report, boundary.trace(run.trace), options.out, boundary);
+    const trace = run.trace;
+    run = undefined;
+    const written = await writeReports(report, trace, options.out, boundary);
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));
@@ -165,6 +165,9 @@ export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.P
 /** Starts the reference server on a free loopback port, audits it with a throw-away key, stops it. */
 export async function demoCommand(profileName: string, flags: Record<string, unknown>, env: NodeJS.ProcessEnv): Promise<number> {
   const key = `sk-demo-${randomBytes(16).toString('hex')}`;
+  // The reference server and its profiles are loaded for the demo only, not for every audit.
+  const { loadProfile } = await import('../reference/profiles.js');
+  const { startReferenceServer } = await import('../reference/server.js');
   const profile = loadProfile(profileName);
   const server = await startReferenceServer({ profile, apiKey: key });
   try {

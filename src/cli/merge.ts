@@ -22,8 +22,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     // Judged again, not copied: a shard's stored outcomes may come from another baseline, or none.
     const baseline = args.baseline ? loadBaseline(args.baseline, PROBES.map((p) => p.id)) : undefined;
     const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
-    const trace = boundary.trace(merged.trace);
-    const written = await writeReports(report, trace, args.out, boundary);
+    const written = await writeReports(report, merged.trace, args.out, boundary);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));

@@ -1,4 +1,4 @@
-import { access, appendFile, constants, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, appendFile, constants, mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -7,7 +7,7 @@ import type { CallRecord, Report } from './model.js';
 import { renderJson } from './writers/json.js';
 import { renderJunit } from './writers/junit.js';
 import { renderMatrix } from './writers/markdown.js';
-import { renderTrace } from './writers/trace.js';
+import { traceLines } from './writers/trace.js';
 
 /**
  * mkdir -p, one level at a time: Node's recursive mkdir can spin forever where a parent refuses new
@@ -81,34 +81,48 @@ export interface WriteOutcome {
   failed: { file: string; error: string }[];
 }
 
+/** Trace records cleaned, rendered and written per batch: the trace of a long run is never one string. */
+const TRACE_BATCH = 2000;
+
 /**
  * Writes every report file from a Report that has passed the output boundary (boundary.report), so every
- * string in it is already redacted, visible and bounded. Writers are isolated: one that throws is reported
- * and the others still run. Each rendered file passes the redactor once more (a writer's own text), and is
- * written whole (temp file, then rename) so a reader never sees half a report.
+ * string in it is already redacted, visible and bounded; the trace's records pass it here, a batch at a
+ * time. Writers are isolated: one that throws is reported and the others still run. Each rendered file
+ * passes the redactor once more (a writer's own text), and is written whole (temp file, then rename) so a
+ * reader never sees half a report. One file at a time: what is held at once is one file's text.
  */
 export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary): Promise<WriteOutcome> {
   await ensureDir(dir);
-  const writers: [string, () => string][] = [
-    ['report.json', () => renderJson(report)],
-    ['junit.xml', () => renderJunit(report)],
-    ['matrix.md', () => renderMatrix(report)],
-    ['trace.jsonl', () => renderTrace(trace)],
+  const writers: [string, (tmp: string) => Promise<void>][] = [
+    ['report.json', (tmp) => writeFile(tmp, boundary.redact(renderJson(report)), 'utf8')],
+    ['junit.xml', (tmp) => writeFile(tmp, boundary.redact(renderJunit(report)), 'utf8')],
+    ['matrix.md', (tmp) => writeFile(tmp, boundary.redact(renderMatrix(report)), 'utf8')],
+    [
+      'trace.jsonl',
+      async (tmp) => {
+        const file = await open(tmp, 'w');
+        try {
+          for (let i = 0; i < trace.length; i += TRACE_BATCH) {
+            await file.write(boundary.redact(traceLines(boundary.trace(trace.slice(i, i + TRACE_BATCH)))), null, 'utf8');
+          }
+        } finally {
+          await file.close();
+        }
+      },
+    ],
   ];
   const outcome: WriteOutcome = { written: [], failed: [] };
-  await Promise.all(
-    writers.map(async ([file, render]) => {
-      const path = join(dir, file);
-      try {
-        const tmp = `${path}.${process.pid}.tmp`;
-        await writeFile(tmp, boundary.redact(render()), 'utf8');
-        await rename(tmp, path);
-        outcome.written.push(path);
-      } catch (err) {
-        outcome.failed.push({ file, error: (err as Error).message });
-      }
-    }),
-  );
+  for (const [file, write] of writers) {
+    const path = join(dir, file);
+    try {
+      const tmp = `${path}.${process.pid}.tmp`;
+      await write(tmp);
+      await rename(tmp, path);
+      outcome.written.push(path);
+    } catch (err) {
+      outcome.failed.push({ file, error: (err as Error).message });
+    }
+  }
   outcome.written.sort();
   return outcome;
 }

@@ -1,5 +1,6 @@
 import type { CallRecord } from '../model.js';
 
-export function renderTrace(trace: readonly CallRecord[]): string {
-  return trace.map((r) => JSON.stringify(r)).join('\n') + (trace.length > 0 ? '\n' : '');
+/** trace.jsonl: one JSON line per call record. */
+export function traceLines(records: readonly CallRecord[]): string {
+  return records.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
