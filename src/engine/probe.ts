@@ -2,6 +2,7 @@ import type { HttpRequest } from '../http/client.js';
 import type { Cause, Finding, ProbeKind, Verdict } from '../report/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import type { Meter } from '../billing/meter.js';
+import type { HeldSlot } from './calls.js';
 
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
 export const SMOKE_PROMPT = 'Reply with the single word OK.';
@@ -101,6 +102,8 @@ export interface ChatOptions {
   raw?: boolean;
   /** Send once: no second try of a 5xx (a billed call's deduction must belong to one attempt). */
   once?: boolean;
+  /** The request slot a ctx.sequence() holds, for the calls made inside it. */
+  slot?: HeldSlot;
 }
 
 export interface ProbeContext {
@@ -140,7 +143,7 @@ export interface ProbeContext {
    * them at --concurrency 1 (a server's caches then see them as a series, as seeded samples need). Only
    * for calls made directly inside: a shared exchange awaited there could wait for the slot it holds.
    */
-  sequence<T>(fn: () => Promise<T>): Promise<T>;
+  sequence<T>(fn: (inSlot: ChatOptions) => Promise<T>): Promise<T>;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
   shared<T>(s: SharedExchange<T>): Promise<T>;
 }

@@ -101,11 +101,11 @@ export class ModelCaller {
       if (this.stalled) throw new RowStalled(this.stalled);
       const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
       assertLimited(req, probe);
-      const x = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
+      const x = this.note(stream ? await this.log.stream(req, probe, this.model, options.slot) : await this.log.send(req, probe, this.model, options.slot));
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
       // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
       if (x.status === undefined || x.status < 500 || x.transport || options.once) return x;
-      const again = this.note(stream ? await this.log.stream(req, probe, this.model) : await this.log.send(req, probe, this.model));
+      const again = this.note(stream ? await this.log.stream(req, probe, this.model, options.slot) : await this.log.send(req, probe, this.model, options.slot));
       return joined(x, again, true);
     };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';

@@ -255,7 +255,7 @@ export async function runAudit(
         control: () => track(state.smoke!),
         runaway: () => (state.caller.runaway ? track(state.caller.runaway) : undefined),
         listing: () => track(listing),
-        sequence: (fn) => log.sequence(fn),
+        sequence: (fn) => log.sequence((slot) => fn({ slot })),
         shared: async <T>(s: SharedExchange<T>) => {
           let entry = state.shared.get(s.key);
           if (!entry) {

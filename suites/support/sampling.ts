@@ -1,5 +1,5 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, maxSamples, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
+import { defineShared, maxSamples, type ChatOptions, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { distinctAnswers, firstFailed, normalised } from './params.js';
 import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
@@ -102,7 +102,7 @@ export function judgeCollapse(
 }
 
 /** One sample of the open prompt with the given parameters. */
-const sample = (ctx: ProbeContext, extra: Record<string, unknown>) => ctx.chat({ messages: [user(RANDOM_NUMBER)], max_tokens: LIMITS.sample, ...extra });
+const sample = (ctx: ProbeContext, extra: Record<string, unknown>, inSlot: ChatOptions) => ctx.chat({ messages: [user(RANDOM_NUMBER)], max_tokens: LIMITS.sample, ...extra }, inSlot);
 
 /**
  * A set of samples that grows on demand, sent one after another in one request slot (ctx.sequence: at
@@ -122,8 +122,8 @@ export class SampleSet {
   /** Ensures at least `n` samples (fewer if one was refused). */
   atLeast(n: number): Promise<Exchange[]> {
     this.pending = this.pending.then(() =>
-      this.ctx.sequence(async () => {
-        while (this.samples.length < n && !firstFailed(this.samples)) this.samples.push(await sample(this.ctx, this.extra));
+      this.ctx.sequence(async (inSlot) => {
+        while (this.samples.length < n && !firstFailed(this.samples)) this.samples.push(await sample(this.ctx, this.extra, inSlot));
       }),
     );
     return this.pending.then(() => this.samples);

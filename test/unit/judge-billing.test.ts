@@ -224,7 +224,7 @@ function context(meter: Meter, sent: ChatBody[]): ProbeContext {
     control: () => plainX(),
     runaway: () => undefined,
     listing: () => raw(200, '{}'),
-    sequence: (fn) => fn(),
+    sequence: (fn) => fn({}),
     shared: async () => {
       throw new Error('not used');
     },
