@@ -9,16 +9,17 @@ export const METER_PROBE = 'billing.meter';
 export type MeterSearch = { meter: Meter } | { off: string };
 
 /**
- * Tries each known balance route (GET only, nothing billed) and keeps the first that answers 200 with its
- * shape. Run once, before the plan is priced, so --dry-run says whether billing will be audited.
+ * Tries the known balance routes (GETs only, nothing billed) side by side, and keeps the first in their
+ * order that answers 200 with its shape: one round trip before the audit starts, not four. Run once,
+ * before the plan is priced, so --dry-run says whether billing will be audited.
  */
 export async function findMeter(log: CallLog, baseUrl: string, signal?: AbortSignal): Promise<MeterSearch> {
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const tried: string[] = [];
-  for (const kind of METERS) {
+  const answers = await Promise.all(METERS.map((kind) => log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined)));
+  for (const [i, kind] of METERS.entries()) {
     const route = routeOf(kind, basePath);
-    const first = await log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined);
-    const used = readMeter(kind, first);
+    const used = readMeter(kind, answers[i]!);
     if (typeof used === 'string') {
       tried.push(`${route}: ${used}`);
       continue;

@@ -1,4 +1,4 @@
-import { bodyText, DEFAULT_MAX_BODY_BYTES, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { readSse, SseReader, type SseFacts } from '../http/sse.js';
 import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
@@ -71,6 +71,9 @@ const REQUEST_ID_HEADERS = [
   'cf-ray',
 ];
 
+/** Characters of a stream's text kept for the record: a stream under our limits has far fewer. */
+export const STREAM_RECORD_CHARS = 256 * 1024;
+
 /**
  * A 2xx answer to a stream request, read as it arrives: events are parsed and assembled one by one and
  * let go, and the text is kept up to `keep` characters for the record (the evidence says where it was cut).
@@ -91,7 +94,7 @@ export class StreamSink implements BodySink {
   private seen = 0;
   eventCount = 0;
 
-  constructor(private readonly keep = DEFAULT_MAX_BODY_BYTES) {}
+  constructor(private readonly keep = STREAM_RECORD_CHARS) {}
 
   start(status: number): boolean {
     return status >= 200 && status < 300;

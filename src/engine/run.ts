@@ -18,6 +18,7 @@ import { findMeter, type MeterSearch } from '../billing/find.js';
 import type { Meter } from '../billing/meter.js';
 import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
 import { CannotTestError } from './errors.js';
+import { ReadyQueue } from './queue.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines. */
@@ -38,16 +39,11 @@ export interface AuditRun {
 const PROBES_PER_SLOT = 4;
 
 /**
- * Probes with the longest chains of requests first (their own requests and the shared exchanges they may
- * start), so that the last probe of a model is a short one. Stable: equal chains keep the plan's order.
+ * The longest chain of requests a probe may wait on: its own requests and those of the shared exchanges
+ * it may start. Ready probes are taken longest first, so a run does not end on one model's long chain.
  */
-export function byChainLength(probes: readonly ProbeDefinition[], samples: number): ProbeDefinition[] {
-  const chain = (p: ProbeDefinition) =>
-    resolveCost(p.cost, samples).requests + (p.cost.shared ?? []).reduce((n, s) => n + resolveCost(s.cost, samples).requests, 0);
-  return probes
-    .map((p, i) => ({ p, i, n: chain(p) }))
-    .sort((a, b) => b.n - a.n || a.i - b.i)
-    .map((x) => x.p);
+export function chainOf(p: ProbeDefinition, samples: number): number {
+  return resolveCost(p.cost, samples).requests + (p.cost.shared ?? []).reduce((n, s) => n + resolveCost(s.cost, samples).requests, 0);
 }
 
 /** Causes that stop a model row after its smoke call: nothing further is spent on that model. */
@@ -185,11 +181,7 @@ export async function runAudit(
     // The billing probes run last, one model at a time, with nothing else in flight (phase 2).
     const meter = 'meter' in billing ? billing.meter : undefined;
     const meteredProbes = meter ? modelProbes.filter((p) => p.area === 'billing') : [];
-    // The longest chains of dependent requests start first, so a model's last probe is not a long one.
-    const freeProbes = byChainLength(
-      modelProbes.filter((p) => p.area !== 'billing'),
-      options.samples,
-    );
+    const freeProbes = modelProbes.filter((p) => p.area !== 'billing').map((p) => ({ p, chain: chainOf(p, options.samples) }));
     const total = plan.models.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
     let done = 0;
@@ -328,7 +320,7 @@ export async function runAudit(
     // (else on the first stopped row that has a smoke answer), and go to the front of the queue as soon
     // as that model is known. Until then each callable model holds its smoke answer (`hostHolds`), and
     // the earliest stopped row keeps its own (`fallback`).
-    const ready: (() => Promise<void>)[] = [];
+    const ready = new ReadyQueue<() => Promise<void>>();
     const probed: ModelState[] = [];
     const hostHolds: ModelState[] = [];
     let host: ModelState | undefined;
@@ -358,7 +350,7 @@ export async function runAudit(
       if (host) {
         const h = host;
         h.pending += targetProbes.length;
-        ready.unshift(...targetProbes.map((p) => () => runProbe(p, h, ENDPOINT)));
+        for (const p of targetProbes) ready.push(() => runProbe(p, h, ENDPOINT), Number.POSITIVE_INFINITY);
       } else {
         // No model answered anything: the endpoint probes have no host. Cut short by a stop, they say so.
         const notRun = stopped();
@@ -411,7 +403,7 @@ export async function runAudit(
           state.pending++;
           hostHolds.push(state);
         }
-        for (const p of freeProbes) ready.push(() => runProbe(p, state, state.plan.id));
+        for (const { p, chain } of freeProbes) ready.push(() => runProbe(p, state, state.plan.id), chain);
         if (state.pending === 0) state.smoke = undefined;
       }
       state.settled = true;
@@ -419,19 +411,25 @@ export async function runAudit(
       wakeAll();
     };
 
-    // Workers take a ready probe first, else start the next model's lane, else wait for a smoke call in
-    // flight: models are opened as the work of those before runs out, so what is held follows the work
-    // in flight, not models × probes (a run of 10,000 models queues nothing ahead).
+    // A worker opens the next model's lane when fewer probes are ready than there are workers (its smoke
+    // call then overlaps the others' probes), else takes the ready probe with the longest chain (the
+    // endpoint probes before all), else waits for a smoke call in flight. Models are opened as the work
+    // of those before runs low, so what is held follows the work in flight, not models × probes (a run
+    // of 10,000 models queues nothing ahead).
+    const workers = options.concurrency * PROBES_PER_SLOT;
     const worker = async () => {
       for (;;) {
+        if (nextLane < states.length && ready.size < workers) {
+          await lane(states[nextLane++]!);
+          continue;
+        }
         const task = ready.shift();
         if (task) await task();
-        else if (nextLane < states.length) await lane(states[nextLane++]!);
         else if (smoking > 0) await changed;
         else return;
       }
     };
-    await Promise.all(Array.from({ length: options.concurrency * PROBES_PER_SLOT }, worker));
+    await Promise.all(Array.from({ length: workers }, worker));
     probed.sort((a, b) => a.order - b.order);
     // Phase 2: quota deduction. Serial, after everything else, so nothing but the known set is billed
     // between two reads of the balance. A row that stalled is not called again.

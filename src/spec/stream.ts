@@ -103,7 +103,12 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
 /** Chunks kept as objects for the probes that read them one by one; a real answer under our limits has far fewer. */
 export const MAX_KEPT_CHUNKS = 4096;
 /** Characters of content (and of reasoning) kept per choice: a real answer under our limits has far fewer. */
-export const MAX_TEXT = 1024 * 1024;
+export const MAX_TEXT = 256 * 1024;
+/**
+ * Characters of chunk data kept as parsed chunks in all: with MAX_KEPT_CHUNKS, bounds what one stream
+ * holds (4,096 chunks of 16 KB would be 64 MB, and a run reads several streams at once).
+ */
+export const MAX_KEPT_CHUNK_CHARS = 1024 * 1024;
 const MAX_KEPT_IDS = 8;
 const MAX_COUNTED_IDS = 10_000;
 /** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */
@@ -115,6 +120,7 @@ const MAX_KEPT = 32;
  */
 export class StreamAssembler {
   private readonly seenIds = new Set<string>();
+  private keptChars = 0;
   readonly result: AssembledStream = {
     chunks: [],
     chunkCount: 0,
@@ -153,9 +159,11 @@ export class StreamAssembler {
       return;
     }
     out.chunkCount++;
-    if (out.chunks.length < MAX_KEPT_CHUNKS) {
+    // The first chunk always: a stream that sent chunks is never one "with no chunks".
+    if (out.chunks.length === 0 || (out.chunks.length < MAX_KEPT_CHUNKS && this.keptChars + data.length <= MAX_KEPT_CHUNK_CHARS)) {
       out.chunks.push(chunk);
       out.chunksBeforeDone++;
+      this.keptChars += data.length;
     }
     if (!isObject(chunk)) return;
     if ('error' in chunk && out.errors.length < MAX_KEPT) out.errors.push(chunk.error);

@@ -15,12 +15,13 @@ describe('--dry-run', () => {
   it('sends nothing beyond GET /models and the balance routes, and prints the per-model cost', async () => {
     const run = await runCli(['--base-url', server.url, '--dry-run'], { OPENAI_API_KEY: KEY });
     expect(run.code, run.stderr).toBe(0);
-    expect(server.received).toEqual([
-      { method: 'GET', path: '/v1/models' },
+    // GET /models first; the balance routes after it, side by side (in any order).
+    expect(server.received[0]).toEqual({ method: 'GET', path: '/v1/models' });
+    expect(server.received.slice(1).sort((a, b) => a.path.localeCompare(b.path))).toEqual([
       { method: 'GET', path: '/api/usage/token' },
-      { method: 'GET', path: '/v1/key' },
       { method: 'GET', path: '/key/info' },
       { method: 'GET', path: '/v1/dashboard/billing/usage' },
+      { method: 'GET', path: '/v1/key' },
     ]);
     expect(run.stdout).toContain('billing: off: no balance route answered (GET /api/usage/token: HTTP 404; GET /v1/key: HTTP 404; GET /key/info: HTTP 404; GET /v1/dashboard/billing/usage: HTTP 404)');
     for (const m of ['ref-standard', 'ref-reasoning', 'ref-lenient']) expect(run.stdout).toContain(m);

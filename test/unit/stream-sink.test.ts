@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallLog } from '../../src/engine/calls.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpClient } from '../../src/http/client.js';
+import { STREAM_RECORD_CHARS } from '../../src/engine/exchange.js';
 import { MAX_LINE, readSse } from '../../src/http/sse.js';
 import { assembleStream, MAX_TEXT } from '../../src/spec/stream.js';
 
@@ -78,8 +79,10 @@ describe('a stream read as it arrives', () => {
     // 12 MB of content: kept up to MAX_TEXT, and that cut said too.
     expect(x.assembled!.choices.get(0)!.content.length).toBe(MAX_TEXT);
     expect(x.assembled!.textCut).toBe(true);
-    expect(x.text.length).toBe(DEFAULT_MAX_BODY_BYTES);
-    expect(x.cuts.join(' ')).toMatch(/kept the first 2097152 of the stream's \d+ characters in its record; all of it was read and judged/);
+    expect(x.text.length).toBe(STREAM_RECORD_CHARS);
+    expect(x.cuts.join(' ')).toMatch(new RegExp(`kept the first ${STREAM_RECORD_CHARS} of the stream's \\d+ characters in its record; all of it was read and judged`));
+    // What it holds of the chunks themselves is bounded in size too (60,000 chunks of 200 characters).
+    expect(x.assembled!.chunks.length).toBeLessThan(6000);
     expect(x.cuts.join(' ')).toMatch(/chatprobe kept that much of it and read the rest/);
   }, 30_000);
 
@@ -111,6 +114,15 @@ describe('bounds of the reader and the assembler', () => {
     expect(events).toHaveLength(2);
     expect(events[0]!.data.length).toBeLessThanOrEqual(MAX_LINE);
     expect(assembleStream(events).choices.get(0)!.content).toBe('after');
+  });
+
+  it('keeps parsed chunks up to 1 MB of their data, and always the first, however large', () => {
+    const big = (n: number) => ({ at: 0, data: JSON.stringify({ choices: [{ index: 0, delta: { content: 'q'.repeat(n) } }] }) });
+    const a = assembleStream(Array.from({ length: 200 }, () => big(16_000)));
+    expect(a.chunkCount).toBe(200);
+    expect(a.chunks.length).toBeLessThanOrEqual(Math.ceil((1024 * 1024) / 16_000));
+    const huge = assembleStream([big(MAX_LINE - 100)]);
+    expect(huge.chunks).toHaveLength(1);
   });
 
   it('holds a bounded number of choices whatever indexes a stream sends', () => {
