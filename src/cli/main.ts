@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // --help and --version are answered from the command table alone; a command loads the argument parser,
 // then its own code when it runs (bench/run.ts measures the start-up against `node -e 0`).
-import { setFlagsFromString } from 'node:v8';
 import { VERSION } from '../version.js';
+import { sizeHeapForMemory } from './heap.js';
 import { AUDIT_FLAGS, COMMANDS, type CommandName } from './commands.js';
 import { EXIT } from './exit.js';
 import { helpRequest, helpWidth, renderHelp } from './help.js';
@@ -38,11 +38,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
-  // A run makes much short-lived garbage (answers judged and let go): V8's defaults let the heap grow to
-  // several times what is live before collecting. Sized for memory instead, 50 models peak at about
-  // 115 MB instead of 160 MB, for a few percent of speed (bench/run.ts measures both).
-  setFlagsFromString('--optimize-for-size');
-  setFlagsFromString('--semi-space-growth-factor=1');
+  sizeHeapForMemory();
   const { default: yargs } = await import('yargs');
   let code: number = EXIT.ok;
   let parser = yargs(argv)

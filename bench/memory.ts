@@ -1,0 +1,165 @@
+/**
+ * Issue 14's start-up and memory rows, each measured in fresh processes, since a process's start and its
+ * peak RSS cannot be measured from inside the one that runs the bench:
+ * - start-up: `chatprobe --version` and `--help` from the built CLI (dist/), against `node -e 0`;
+ * - peak RSS of the built CLI auditing 50 and 200 models of the reference server (run in this process);
+ * - peak RSS of reading one 100 MB stream through chatprobe's call path, against a 1 MB one.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Profile } from '../src/reference/profile.js';
+import { loadProfile } from '../src/reference/profiles.js';
+import { startReferenceServer } from '../src/reference/server.js';
+
+export interface Measured {
+  name: string;
+  baseline: string;
+  ours: number;
+  base: number;
+  unit: 'ms' | 'MB';
+  /** The goal: the ratio at most, or (`absolute`) ours at most, in the row's unit. */
+  goal: { max: number; absolute?: boolean };
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = join(ROOT, 'dist', 'cli.mjs');
+const KEY = 'sk-bench-memory-qz7w';
+
+/** Runs a process to its end; resolves with its stdout, stderr and exit code. */
+function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** The CLI is measured as users run it: built. */
+function build(): void {
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+}
+
+async function startup(): Promise<Measured[]> {
+  const kinds: Record<string, string[]> = { node: ['-e', '0'], version: [CLI, '--version'], help: [CLI, '--help'] };
+  const times: Record<string, number[]> = { node: [], version: [], help: [] };
+  // Interleaved, so a burst of load on the machine weighs on all three alike.
+  for (let i = 0; i < 15; i++) {
+    for (const [kind, args] of Object.entries(kinds)) {
+      const t = performance.now();
+      const { code } = await run(args);
+      if (code !== 0) throw new Error(`node ${args.join(' ')} exited ${code}`);
+      times[kind]!.push(performance.now() - t);
+    }
+  }
+  const node = median(times.node!);
+  return [
+    { name: '`chatprobe --version`', baseline: '`node -e 0`', ours: median(times.version!), base: node, unit: 'ms', goal: { max: 2.5 } },
+    { name: '`chatprobe --help`', baseline: '`node -e 0`', ours: median(times.help!), base: node, unit: 'ms', goal: { max: 2.5 } },
+  ];
+}
+
+/** The default profile's plain model `n` times over, streaming without pauses. */
+function manyModels(n: number): Profile {
+  const base = loadProfile('default');
+  const plain = base.models.find((m) => m.id === 'ref-standard')!;
+  const models = Array.from({ length: n }, (_, i) => ({ ...structuredClone(plain), id: `ref-standard-${i + 1}`, chunkDelayMs: 0 }));
+  return Profile.parse({ ...base, name: `bench-${n}`, models });
+}
+
+/** Peak RSS (MB) of the built CLI auditing `n` models at concurrency 8, reports written. */
+async function cliPeak(n: number): Promise<number> {
+  const server = await startReferenceServer({ profile: manyModels(n), apiKey: KEY });
+  const out = await mkdtemp(join(tmpdir(), 'chatprobe-bench-'));
+  try {
+    const preload = join(ROOT, 'bench', 'rss.cjs');
+    const r = await run(['--require', preload, CLI, '--base-url', server.url, '--out', out, '--quiet', '--concurrency', '8'], { OPENAI_API_KEY: KEY });
+    const kb = /peak-rss-kb (\d+)/.exec(r.stderr)?.[1];
+    if (r.code === 2 || !kb) throw new Error(`the audit of ${n} models failed (exit ${r.code}): ${r.stderr.slice(-500)}`);
+    return Number(kb) / 1024;
+  } finally {
+    await server.close();
+    await rm(out, { recursive: true, force: true });
+  }
+}
+
+async function auditMemory(): Promise<Measured[]> {
+  const node = median(await Promise.all([0, 1, 2].map(async () => Number(/peak-rss-kb (\d+)/.exec((await run(['--require', join(ROOT, 'bench', 'rss.cjs'), '-e', '0'])).stderr)?.[1]) / 1024)));
+  const fifty = median([await cliPeak(50), await cliPeak(50)]);
+  const twoHundred = await cliPeak(200);
+  return [
+    { name: 'peak RSS of an audit of 50 models', baseline: '`node -e 0`', ours: fifty, base: node, unit: 'MB', goal: { max: 120, absolute: true } },
+    { name: 'peak RSS, 200 models against 50 (the live results grow)', baseline: '50 models', ours: twoHundred, base: fifty, unit: 'MB', goal: { max: 1.4 } },
+  ];
+}
+
+/** Serves one SSE stream of about `mb` MB, in chunks of 200 characters, written as the socket drains. */
+async function streamServer(mb: number): Promise<{ url: string; close(): Promise<void> }> {
+  const frame = `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'x'.repeat(200) }, finish_reason: null }] })}\n\n`;
+  const total = Math.ceil((mb * 1024 * 1024) / frame.length);
+  const open = new Set<ServerResponse>();
+  const server = createServer((_req, res) => {
+    open.add(res);
+    res.on('close', () => open.delete(res));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let i = 0;
+    const more = () => {
+      while (i < total) {
+        i++;
+        if (!res.write(frame)) return void res.once('drain', more);
+      }
+      res.end('data: [DONE]\n\n');
+    };
+    more();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      for (const res of open) res.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+async function streamPeak(mb: number): Promise<number> {
+  const server = await streamServer(mb);
+  try {
+    const r = await run(['--import', 'tsx', join(ROOT, 'bench', 'stream-child.ts'), server.url]);
+    const line = r.stdout.trim().split('\n').at(-1) ?? '';
+    const seen = JSON.parse(line) as { peakKb: number; bytes: number; done: boolean; truncated: boolean };
+    if (!seen.done || seen.truncated || seen.bytes < mb * 1024 * 1024) throw new Error(`the ${mb} MB stream was not read whole: ${line} ${r.stderr.slice(-300)}`);
+    return seen.peakKb / 1024;
+  } finally {
+    await server.close();
+  }
+}
+
+async function streamMemory(): Promise<Measured[]> {
+  const small = await streamPeak(1);
+  const large = await streamPeak(100);
+  return [{ name: 'peak RSS reading a 100 MB stream (read whole)', baseline: 'a 1 MB stream', ours: large, base: small, unit: 'MB', goal: { max: 1.2 } }];
+}
+
+export async function benchStartup(): Promise<Measured[]> {
+  build();
+  return startup();
+}
+
+export async function benchRss(): Promise<Measured[]> {
+  build();
+  return auditMemory();
+}
+
+export const benchStream = streamMemory;
