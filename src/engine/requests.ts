@@ -86,9 +86,14 @@ export class ModelCaller {
     return joined(first, capped, false);
   }
 
-  /** Counts timeouts in a row: a model that answered its smoke call and then stalls costs two, not every probe. */
+  /**
+   * Counts timeouts in a row: a model that answered its smoke call and then stalls costs two, not every
+   * probe. Only a timeout with no answer at all counts: a stream that began and never ended (its headers
+   * came, events too) is a model answering, judged in its own cell, and however the calls of a model
+   * interleave, two such streams must not stop a row whose other calls succeed.
+   */
   private note<T extends Exchange>(x: T): T {
-    if (x.transport?.code !== 'timeout') this.timeouts = [];
+    if (x.transport?.code !== 'timeout' || x.status !== undefined) this.timeouts = [];
     else if (!this.stalled) {
       this.timeouts.push(x.callId);
       if (this.timeouts.length >= STALL_AFTER) this.stalled = [...this.timeouts];

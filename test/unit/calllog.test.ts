@@ -1,8 +1,9 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallLog, type HeldSlot } from '../../src/engine/calls.js';
 import { HttpClient } from '../../src/http/client.js';
+import { ModelCaller, STALL_AFTER } from '../../src/engine/requests.js';
 
 /** Answers each request 5 ms after it arrives, recording the order of arrival and the most in flight. */
 let server: Server;
@@ -65,4 +66,52 @@ describe('CallLog request slots', () => {
     expect(most).toBe(1);
   });
 
+});
+
+describe('a row stalls on calls that get no answer, not on streams that never end', () => {
+  let hangs: Server;
+  let url: string;
+  const held: ServerResponse[] = [];
+  beforeAll(async () => {
+    hangs = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d: Buffer) => (raw += d.toString()));
+      req.on('end', () => {
+        held.push(res);
+        const model = (JSON.parse(raw) as { model: string }).model;
+        if (model === 'silent') return; // no headers, ever
+        // Headers and events, and no end: a stream that runs past any timeout.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const tick = setInterval(() => res.write(`data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n`), 20);
+        res.on('close', () => clearInterval(tick));
+      });
+    });
+    await new Promise<void>((r) => hangs.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(hangs.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    for (const res of held) res.destroy();
+    hangs.closeAllConnections();
+    await new Promise((r) => hangs.close(r));
+  });
+
+  const caller = (model: string) => {
+    const client = new HttpClient({ baseUrl: url, apiKey: undefined, headers: {}, timeoutMs: 150 });
+    return { caller: new ModelCaller(new CallLog(client, undefined), model), close: () => client.close() };
+  };
+
+  it('two streams in a row that began and never ended leave the row running', async () => {
+    const { caller: c, close } = caller('endless');
+    for (let i = 0; i < 3; i++) expect((await c.stream({ messages: [], max_tokens: 5 }, 'p')).transport?.code).toBe('timeout');
+    await close();
+    expect(c.stalled).toBeUndefined();
+  });
+
+  it(`${STALL_AFTER} calls in a row with no answer at all stop the row`, async () => {
+    const { caller: c, close } = caller('silent');
+    for (let i = 0; i < STALL_AFTER; i++) await c.chat({ messages: [], max_tokens: 5 }, 'p');
+    await close();
+    expect(c.stalled).toHaveLength(STALL_AFTER);
+    await expect(c.chat({ messages: [], max_tokens: 5 }, 'p')).rejects.toThrow(/stopped answering/);
+  });
 });
