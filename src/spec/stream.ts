@@ -106,9 +106,10 @@ export const MAX_KEPT_CHUNKS = 4096;
 export const MAX_TEXT = 256 * 1024;
 /**
  * Characters of chunk data kept as parsed chunks in all: with MAX_KEPT_CHUNKS, bounds what one stream
- * holds (4,096 chunks of 16 KB would be 64 MB, and a run reads several streams at once).
+ * holds (4,096 chunks of 16 KB would be 64 MB, and a run reads several streams at once). An answer under
+ * our limits is a few KB of chunks.
  */
-export const MAX_KEPT_CHUNK_CHARS = 1024 * 1024;
+export const MAX_KEPT_CHUNK_CHARS = 256 * 1024;
 const MAX_KEPT_IDS = 8;
 const MAX_COUNTED_IDS = 10_000;
 /** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSse } from '../../src/http/sse.js';
-import { assembleStream, MAX_KEPT_CHUNKS } from '../../src/spec/stream.js';
+import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_KEPT_CHUNKS } from '../../src/spec/stream.js';
 import type { BodyChunk } from '../../src/http/client.js';
 
 const enc = new TextEncoder();
@@ -101,7 +101,10 @@ describe('assembleStream', () => {
     const wide = JSON.stringify({ id: 'w', choices: Array.from({ length: 100_000 }, (_, i) => ({ index: i, delta: { content: 'y' } })) });
     const s = assembleStream([...events, ev(wide)]);
     expect(s.chunkCount).toBe(20_001);
-    expect(s.chunks).toHaveLength(MAX_KEPT_CHUNKS);
+    // Kept up to MAX_KEPT_CHUNKS chunks or MAX_KEPT_CHUNK_CHARS of their data, whichever comes first.
+    const [small, large] = [ev(chunk('x', 'id-0')).data.length, ev(chunk('x', 'id-19999')).data.length];
+    expect(s.chunks.length).toBeLessThanOrEqual(Math.min(MAX_KEPT_CHUNKS, Math.floor(MAX_KEPT_CHUNK_CHARS / small)));
+    expect(s.chunks.length).toBeGreaterThanOrEqual(Math.min(MAX_KEPT_CHUNKS, Math.floor(MAX_KEPT_CHUNK_CHARS / large)));
     expect(s.idCount).toBe(10_000);
     expect(s.ids.length).toBeLessThanOrEqual(8);
     expect(s.choices.size).toBeLessThanOrEqual(32);

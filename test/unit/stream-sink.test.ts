@@ -5,7 +5,7 @@ import { CallLog } from '../../src/engine/calls.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpClient } from '../../src/http/client.js';
 import { STREAM_RECORD_CHARS } from '../../src/engine/exchange.js';
 import { MAX_LINE, readSse } from '../../src/http/sse.js';
-import { assembleStream, MAX_TEXT } from '../../src/spec/stream.js';
+import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_TEXT } from '../../src/spec/stream.js';
 
 const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const finish = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
@@ -116,11 +116,12 @@ describe('bounds of the reader and the assembler', () => {
     expect(assembleStream(events).choices.get(0)!.content).toBe('after');
   });
 
-  it('keeps parsed chunks up to 1 MB of their data, and always the first, however large', () => {
+  it('keeps parsed chunks up to MAX_KEPT_CHUNK_CHARS of their data, and always the first, however large', () => {
     const big = (n: number) => ({ at: 0, data: JSON.stringify({ choices: [{ index: 0, delta: { content: 'q'.repeat(n) } }] }) });
     const a = assembleStream(Array.from({ length: 200 }, () => big(16_000)));
     expect(a.chunkCount).toBe(200);
-    expect(a.chunks.length).toBeLessThanOrEqual(Math.ceil((1024 * 1024) / 16_000));
+    expect(a.chunks.length).toBeLessThanOrEqual(Math.ceil(MAX_KEPT_CHUNK_CHARS / 16_000));
+    expect(a.chunks.length).toBeGreaterThan(0);
     const huge = assembleStream([big(MAX_LINE - 100)]);
     expect(huge.chunks).toHaveLength(1);
   });
