@@ -105,6 +105,13 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     throw new CannotTestError(`invalid --api-key-env: "${f.apiKeyEnv}" is not an environment variable name`);
   }
   const apiKey = env[f.apiKeyEnv] || undefined;
+  const flaw = apiKey === undefined ? undefined : keyFlaw(apiKey);
+  if (flaw) {
+    throw new CannotTestError(
+      `$${f.apiKeyEnv} ${flaw}: the key is at fault, not the server (no request was sent; the key is not shown)`,
+      `strip it, e.g. export ${f.apiKeyEnv}="$(printf %s "$${f.apiKeyEnv}" | tr -d '[:space:]')" (a trailing line break usually comes from echo or a file read)`,
+    );
+  }
   const headers: Record<string, string> = {};
   for (const h of f.header) {
     const colon = h.indexOf(':');
@@ -158,6 +165,19 @@ function parseShard(text: string | undefined): { index: number; count: number } 
 /** `--models a,b --models c` and `--models a b` mean the same. */
 function splitList(values: readonly string[]): string[] {
   return [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))];
+}
+
+/**
+ * What makes a key unusable as sent, said without the key: whitespace a copy, `echo` or a file read added.
+ * No real key holds whitespace, and a header cannot carry a line break.
+ */
+export function keyFlaw(key: string): string | undefined {
+  const where = (s: string) => (/[\r\n]/.test(s) ? 'a line break' : 'whitespace');
+  if (/^bearer\s/i.test(key)) return 'starts with the word "Bearer": chatprobe adds it, the variable holds the key alone';
+  if (/\s$/.test(key)) return `ends with ${where(/\s+$/.exec(key)![0])}`;
+  if (/^\s/.test(key)) return `starts with ${where(/^\s+/.exec(key)![0])}`;
+  if (/\s/.test(key)) return `holds ${where(key)} inside it`;
+  return undefined;
 }
 
 /** Every secret of a run, labelled for warnings: the key first. */

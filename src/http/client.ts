@@ -307,7 +307,8 @@ export function describeTransportFailure(err: unknown): TransportFailure {
   // Node's error codes are strings; a DOMException's numeric code (23 for a timeout) says nothing to a reader.
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
   if (e?.name === 'TimeoutError') return { code: 'timeout', message: 'no complete answer within --timeout' };
-  const message = `${e?.message ?? String(err)}${e?.cause?.message ? ` (${e.cause.message})` : ''}`;
+  // OpenSSL's messages end with a line break.
+  const message = `${(e?.message ?? String(err)).trim()}${e?.cause?.message ? ` (${e.cause.message.trim()})` : ''}`;
   if (e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
     return { code: 'timeout', message: code ? `${code}: ${message}` : message };
   }

@@ -80,3 +80,16 @@ describe('config file', () => {
     expect(failure({ baseUrl: 'http://h/v1', shard: 'two' })).toContain('expected i/n');
   });
 });
+
+describe('keyFlaw', () => {
+  it('names whitespace a copy, echo or a file read left in the key, without the key', async () => {
+    const { keyFlaw } = await import('../../src/config/options.js');
+    expect(keyFlaw('sk-abc123')).toBeUndefined();
+    expect(keyFlaw('sk-abc123\r\n')).toBe('ends with a line break');
+    expect(keyFlaw('sk-abc123 ')).toBe('ends with whitespace');
+    expect(keyFlaw('\tsk-abc123')).toBe('starts with whitespace');
+    expect(keyFlaw('sk-abc\n123')).toBe('holds a line break inside it');
+    expect(keyFlaw('bearer sk-abc123')).toMatch(/starts with the word "Bearer"/);
+    for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
+  });
+});
