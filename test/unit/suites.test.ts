@@ -46,4 +46,17 @@ describe('the README', () => {
     for (const p of PROBES) expect(readme, p.id).toContain(`\`${p.id}\``);
     for (const name of PROFILE_NAMES) expect(readme, name).toContain(`\`${name}\``);
   });
+
+  it('pins the package’s own version in every CI snippet, and the licence it names ships', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string; files: string[] };
+    const ci = readme.slice(readme.indexOf('## CI: fail only on regressions'));
+    const pinned = [...ci.matchAll(/npx chatprobe(@[\w.-]+)?[ \n]/g)].map((m) => m[1]);
+    expect(pinned.length).toBeGreaterThan(0);
+    expect(new Set(pinned)).toEqual(new Set([`@${pkg.version}`]));
+    expect(pkg.license).toBe('MIT');
+    expect(await readFile(join(ROOT, 'LICENSE'), 'utf8')).toMatch(/^MIT License/);
+    expect(pkg.files).toContain('LICENSE');
+  });
 });
