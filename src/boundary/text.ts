@@ -36,3 +36,19 @@ export function clip(text: string, max: number): string {
   if (code >= 0xd800 && code <= 0xdbff) end--;
   return `${text.slice(0, end)}… [${text.length - end} more characters cut by chatprobe]`;
 }
+
+/** Greedy word wrap at `width` columns; a word longer than that stands alone. No trailing spaces. */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/ +/)) {
+      if (line && line.length + 1 + word.length > width) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
+  }
+  return lines;
+}

@@ -14,10 +14,11 @@ import { githubAnnotations, renderGithubSummary } from '../report/writers/github
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
 import { checkOutputs, writeReports } from '../report/write.js';
-import { painter, progressLine, renderConsole } from '../report/writers/console.js';
+import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
+import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
-import { command, err, guardSecrets, out, progress } from './output.js';
+import { command, err, guardSecrets, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -75,11 +76,15 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
     const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
+    let rows: RowProgress | undefined;
+    const started = performance.now();
     let run: AuditRun | undefined = await runAudit(
       options,
       PROBES,
       {
         onPlan: (models, probes) => {
+          const perModel = probes.filter((p) => p.scope !== 'target').length;
+          rows = new RowProgress((model) => (model === ENDPOINT ? probes.length - perModel : perModel));
           const called = models.filter((m) => m.call).length;
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
           say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
@@ -90,11 +95,17 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
             say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
           }
         },
-        onResult: (r, done, total) => {
+        onResult: (r, done, total, inFlight) => {
           if (options.quiet) return;
-          const line = progressLine(boundary.clean(r), done, total);
-          if (tty) progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));
-          else err(`${line}\n`);
+          const cell = boundary.clean(r);
+          if (tty) {
+            const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight });
+            progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));
+          } else {
+            // Piped: one line per model as its row completes, not one per cell.
+            const line = rows?.add(cell, done, total);
+            if (line) err(`${line}\n`);
+          }
         },
       },
       controller.signal,
@@ -107,7 +118,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const written = await writeReports(report, trace, options.out, boundary);
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
-    else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));
+    else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);

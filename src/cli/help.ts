@@ -1,4 +1,5 @@
 import type { Options, PositionalOptions } from 'yargs';
+import { wrapText as wrap } from '../boundary/text.js';
 import { COMMANDS, ENVIRONMENT, EXIT_CODES, USAGE, type CommandSpec } from './commands.js';
 
 /** The help lines' width: the terminal's, between 60 and 110 columns (100 when not a terminal). */
@@ -6,21 +7,7 @@ export function helpWidth(columns: number | undefined): number {
   return Math.max(60, Math.min(110, columns ?? 100));
 }
 
-/** Greedy word wrap at `width` columns; a word longer than that stands alone. No trailing spaces. */
-export function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
-    let line = '';
-    for (const word of paragraph.split(/ +/)) {
-      if (line && line.length + 1 + word.length > width) {
-        lines.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
-    }
-    lines.push(line);
-  }
-  return lines;
-}
+export { wrapText as wrap } from '../boundary/text.js';
 
 /** Rows of two columns: the left padded to a common width, the right wrapped beside it. */
 function table(rows: [string, string][], width: number): string[] {

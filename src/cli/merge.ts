@@ -9,7 +9,7 @@ import { writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { CannotTestError } from '../engine/errors.js';
 import { EXIT } from './exit.js';
-import { err, out } from './output.js';
+import { err, out, terminalColumns } from './output.js';
 
 /** chatprobe merge DIR…: shard reports into the report.json, junit.xml, matrix.md a single run writes. */
 export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean; baseline?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
@@ -25,7 +25,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     const written = await writeReports(report, merged.trace, args.out, boundary);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
-    else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env)));
+    else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.join(', ')}\n`);
     if (written.failed.length > 0) return EXIT.failed;
     return summarise(report).exitCode;

@@ -30,6 +30,11 @@ export function err(text: string): void {
   process.stderr.write(boundary.terminal(text));
 }
 
+/** The terminal's width, or undefined when stdout is not a terminal (or one that does not say). */
+export function terminalColumns(): number | undefined {
+  return process.stdout.isTTY && process.stdout.columns > 0 ? process.stdout.columns : undefined;
+}
+
 /** The one line a TTY redraws in place (progress): carriage return and erase, then the line, cleaned. */
 export function progress(line: string): void {
   process.stderr.write(`\r\x1b[2K${boundary.terminal(line)}`);

@@ -21,8 +21,8 @@ import { CannotTestError } from './errors.js';
 import { ReadyQueue } from './queue.js';
 
 export interface AuditHooks {
-  /** Called after each result, for progress lines. */
-  onResult?(result: ProbeResult, done: number, total: number): void;
+  /** Called after each result, for progress lines; `inFlight`: calls waiting for a slot or in flight. */
+  onResult?(result: ProbeResult, done: number, total: number, inFlight: number): void;
   onPlan?(models: readonly PlannedModel[], probes: readonly ProbeDefinition[]): void;
 }
 
@@ -187,7 +187,7 @@ export async function runAudit(
     let done = 0;
     const emit = (r: ProbeResult) => {
       results.push(r);
-      hooks.onResult?.(r, ++done, total);
+      hooks.onResult?.(r, ++done, total, log.busy);
     };
     const states = plan.models.map((m, order): ModelState => {
       const state: ModelState = {
@@ -307,7 +307,7 @@ export async function runAudit(
       }
       state.shared.clear();
       done += modelProbes.length;
-      hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total);
+      hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total, log.busy);
     };
 
     // Phase 1: a lane per model. Its smoke call decides whether the row is probed, and it is the control

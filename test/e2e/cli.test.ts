@@ -38,11 +38,15 @@ describe('chatprobe CLI', () => {
     expect(run.stderr).toContain(`reports: ${out}`);
   });
 
-  it('prints one plain progress line per result when stderr is not a TTY', async () => {
+  it('prints one plain progress line per model (and the endpoint) when stderr is not a TTY', async () => {
     const out = await tempDir();
     const run = await runCli(['--base-url', server.url, '--out', out], { OPENAI_API_KEY: KEY });
     const lines = run.stderr.split('\n').filter((l) => /^\[\d+\/\d+\]/.test(l));
-    expect(lines).toHaveLength(CELLS);
+    const rows = ['(endpoint)', 'ref-standard', 'ref-reasoning', 'ref-lenient'];
+    expect(lines).toHaveLength(rows.length);
+    for (const row of rows) expect(lines.filter((l) => l.includes(`] ${row}: `))).toHaveLength(1);
+    for (const l of lines) expect(l).toMatch(/: \d+ passed, \d+ failed, \d+ skipped, \d+ errored$/);
+    expect(lines.some((l) => l.startsWith(`[${CELLS}/${CELLS}] `))).toBe(true);
     expect(run.stdout).not.toMatch(/\x1b\[/);
   });
 

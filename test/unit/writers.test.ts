@@ -4,9 +4,12 @@ import { renderJunit, xmlAttr, xmlText } from '../../src/report/writers/junit.js
 import { oneLine, showControls } from '../../src/boundary/text.js';
 import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
-import { painter, renderConsole } from '../../src/report/writers/console.js';
+import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
 import { sampleReport } from '../helpers/report.js';
+import { outcomeOf } from '../../src/report/outcome.js';
+import type { ProbeResult, Report } from '../../src/report/model.js';
+import { PROBES } from '../../suites/index.js';
 
 describe('junit.xml', () => {
   const xml = renderJunit(sampleReport());
@@ -112,7 +115,64 @@ describe('matrix.md', () => {
   });
 });
 
+/** `n` models (long ids, as gateways name them) × every probe, verdicts spread over all kinds. */
+function fleet(n: number): Report {
+  const base = sampleReport();
+  const verdicts: ProbeResult['verdict'][] = ['pass', 'warn', 'fail', 'inconclusive', 'error'];
+  const capability: ProbeResult['verdict'][] = ['honoured', 'ignored', 'rejected', 'accepted', 'inconclusive'];
+  const models = Array.from({ length: n }, (_, i) => ({ id: `vendor-${i + 1}/model-family-${i + 1}-instruct-2026`, listed: true }));
+  const probes = PROBES.filter((p) => p.scope !== 'target').map((p) => ({ id: p.id, area: p.area, kind: p.kind, scope: 'model' as const, requirement: p.requirement, cost: { requests: 1, maxTokens: 1 } }));
+  const results = models.flatMap((m, i) =>
+    probes.map((p, k): ProbeResult => {
+      const verdict = (p.kind === 'capability' ? capability : verdicts)[(i + k) % 5]!;
+      return { model: m.id, probe: p.id, kind: p.kind, verdict, outcome: outcomeOf(verdict, 'timeout').outcome, observed: `observed ${'x'.repeat(200)}`, evidence: [], findings: [], durationMs: 1, ...(verdict === 'error' ? { cause: 'timeout' as const } : {}) };
+    }),
+  );
+  return { ...base, models, probes, results };
+}
+
 describe('console', () => {
+  it.each([80, 120])('fits 10 models in %i columns: every line within, none ending in spaces, every model and verdict readable', (columns) => {
+    const report = fleet(10);
+    const text = renderConsole(report, painter(false, {}), columns);
+    const lines = text.split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
+    expect(lines.filter((l) => l !== l.trimEnd())).toEqual([]);
+    for (const m of report.models) expect(text).toContain(m.id);
+    // Each cell can be read back: by its word, or by its symbol and the legend.
+    const symbols = text.includes('H honoured');
+    for (const r of report.results.slice(0, 50)) {
+      const probeLine = lines.find((l) => l.startsWith(`${r.probe} `) || l.startsWith(`  ${r.probe} `));
+      expect(probeLine, r.probe).toBeDefined();
+    }
+    if (symbols) for (const v of ['honoured', 'ignored', 'rejected', 'accepted', 'pass', 'warn', 'fail', 'inconclusive', 'error']) expect(text).toContain(v);
+  });
+
+  it('keeps models as columns while their names fit, and the full finding lines when no width is known', () => {
+    const two = fleet(2);
+    const wide = renderConsole(two, painter(false, {}), 200);
+    expect(wide).toMatch(/^probe +vendor-1\/model-family-1-instruct-2026 +vendor-2/m);
+    const piped = renderConsole(two, painter(false, {}));
+    expect(piped).toContain(`observed ${'x'.repeat(200)}`);
+    expect(renderConsole(two, painter(false, {}), 80)).not.toContain(`observed ${'x'.repeat(200)}`);
+  });
+
+  it('shows the live line with elapsed time, calls in flight and an estimate of what is left', () => {
+    const r = sampleReport().results[0]!;
+    expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 7 })).toBe(`10 s · 7 in flight · [25/100] · about 30 s left · ${r.model} ${r.probe}: ${r.verdict}`);
+    expect(progressLine(r, 100, 100, { elapsedMs: 40_000, inFlight: 0 })).not.toContain('left');
+  });
+
+  it('counts piped progress per row and speaks once the row is complete (a stopped row at once)', () => {
+    const rows = new RowProgress(() => 3);
+    const cell = (model: string, outcome: ProbeResult['outcome']) => ({ ...sampleReport().results[0]!, model, outcome });
+    expect(rows.add(cell('a', 'passed'), 1, 9)).toBeUndefined();
+    expect(rows.add(cell('a', 'failed'), 2, 9)).toBeUndefined();
+    expect(rows.add(cell('a', 'skipped'), 3, 9)).toBe('[3/9] a: 1 passed, 1 failed, 1 skipped, 0 errored');
+    const stopped = { ...cell('b', 'errored'), probe: '(every probe)', verdict: 'error' as const, cause: 'auth' as const };
+    expect(rows.add(stopped, 6, 9)).toBe('[6/9] b: 0 passed, 0 failed, 0 skipped, 3 errored: not probed (error: auth)');
+  });
+
   it('prints no escape codes without a TTY, and colour with one unless NO_COLOR', () => {
     const plain = renderConsole(sampleReport(), painter(false, {}));
     expect(plain).not.toMatch(/\x1b\[/);

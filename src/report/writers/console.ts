@@ -1,9 +1,9 @@
 import pc from 'picocolors';
-import { oneLine } from '../../boundary/text.js';
+import { oneLine, wrapText } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_TONE, type Tone } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
-import { viewOf } from '../view.js';
+import { EVERY_PROBE, viewOf } from '../view.js';
 
 export interface Painter {
   tone(tone: Tone, text: string): string;
@@ -19,18 +19,36 @@ export function painter(isTTY: boolean, env: NodeJS.ProcessEnv): Painter {
 }
 
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
+/** A text cut to `n` characters, the cut said with an ellipsis. */
+const fit = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
 
-/** The matrix as text: probes down, models across; widths measured before colour is added. */
-export function renderConsole(report: Report, paint: Painter): string {
+/** One character per verdict, for matrices too wide for words (with a legend). */
+export const VERDICT_SYMBOL: Record<ProbeResult['verdict'], string> = {
+  honoured: 'H',
+  accepted: 'A',
+  ignored: 'I',
+  rejected: 'R',
+  pass: '.',
+  warn: 'w',
+  fail: 'F',
+  inconclusive: '?',
+  error: 'E',
+};
+
+/** Where the matrix is printed when no terminal says its width (a CI log, a file). */
+export const DEFAULT_COLUMNS = 120;
+
+/**
+ * The matrix as text, within `columns` characters a line: probes down and models across while the models'
+ * names fit as columns; else one symbol per cell under numbered models, with a legend; else one block per
+ * model. Widths are measured before colour is added; no line ends in spaces. With `columns` given (a
+ * terminal), the finding lines are cut to it too; without, they are whole (a log keeps every word).
+ */
+export function renderConsole(report: Report, paint: Painter, columns?: number): string {
+  const width = Math.max(40, columns ?? DEFAULT_COLUMNS);
   const view = viewOf(report);
   const names = report.models.map((m) => oneLine(m.id));
   const probeWidth = Math.max(5, ...report.probes.map((p) => p.id.length));
-  const widths = report.models.map((m, i) =>
-    Math.max(names[i]!.length, ...view.matrixProbes.map((p) => {
-      const r = view.cell(m.id, p.id);
-      return r ? cellText(r.verdict, r.cause).length : 1;
-    })),
-  );
   const lines: string[] = [];
   if (view.endpoint.length > 0) {
     lines.push(paint.bold('endpoint'));
@@ -40,33 +58,84 @@ export function renderConsole(report: Report, paint: Painter): string {
     }
     lines.push('');
   }
-  lines.push([pad('probe', probeWidth), ...names.map((name, i) => pad(name, widths[i]!))].map((s) => paint.bold(s)).join('  '));
-  for (const p of view.matrixProbes) {
-    const cells = report.models.map((m, i) => {
-      const r = view.cell(m.id, p.id);
-      if (!r) return pad('-', widths[i]!);
-      return paint.tone(VERDICT_TONE[r.verdict], pad(cellText(r.verdict, r.cause), widths[i]!));
-    });
-    lines.push([pad(p.id, probeWidth), ...cells].join('  '));
+  const cellOf = (modelId: string, probeId: string) => view.cell(modelId, probeId);
+  const widths = report.models.map((m, i) =>
+    Math.max(names[i]!.length, ...view.matrixProbes.map((p) => {
+      const r = cellOf(m.id, p.id);
+      return r ? cellText(r.verdict, r.cause).length : 1;
+    })),
+  );
+  const fullWidth = probeWidth + widths.reduce((n, w) => n + 2 + w, 0);
+  /** A row of cells: each padded to its column but the last, so no line ends in spaces. */
+  const row = (first: string, cells: { text: string; tone?: Tone }[], colWidths: number[]) =>
+    [pad(first, probeWidth), ...cells.map((c, i) => {
+      const text = i === cells.length - 1 ? c.text : pad(c.text, colWidths[i]!);
+      return c.tone ? paint.tone(c.tone, text) : text;
+    })].join('  ').trimEnd();
+  const numbered = report.models.map((_, i) => String(i + 1));
+  const symbolWidth = Math.max(...numbered.map((n) => n.length));
+  if (report.models.length === 0 || fullWidth <= width) {
+    lines.push(paint.bold(row('probe', names.map((text) => ({ text })), widths)));
+    for (const p of view.matrixProbes) {
+      lines.push(row(p.id, report.models.map((m) => {
+        const r = cellOf(m.id, p.id);
+        return r ? { text: cellText(r.verdict, r.cause), tone: VERDICT_TONE[r.verdict] } : { text: '-' };
+      }), widths));
+    }
+  } else if (probeWidth + report.models.length * (symbolWidth + 1) <= width) {
+    // Symbols under numbered models, one space apart.
+    const cols = numbered.map(() => symbolWidth);
+    const line = (first: string, cells: { text: string; tone?: Tone }[]) =>
+      [pad(first, probeWidth), ' ', cells.map((c, i) => {
+        const text = i === cells.length - 1 ? c.text : pad(c.text, cols[i]!);
+        return c.tone ? paint.tone(c.tone, text) : text;
+      }).join(' ')].join('').trimEnd();
+    lines.push(paint.bold(line('probe', numbered.map((text) => ({ text })))));
+    for (const p of view.matrixProbes) {
+      lines.push(line(p.id, report.models.map((m) => {
+        const r = cellOf(m.id, p.id);
+        return r ? { text: VERDICT_SYMBOL[r.verdict], tone: VERDICT_TONE[r.verdict] } : { text: '-' };
+      })));
+    }
+    lines.push('');
+    for (const [i, name] of names.entries()) lines.push(fit(`${pad(numbered[i]!, symbolWidth)}  ${name}`, width));
+    const legend = Object.entries(VERDICT_SYMBOL).map(([v, sym]) => `${sym} ${v}`);
+    lines.push(...wrapText(`${legend.join(', ')}, - not run`, width));
+  } else {
+    // One block per model: probe and verdict on each line, the verdicts in one column.
+    const verdictWidth = Math.max(5, ...report.results.map((r) => cellText(r.verdict, r.cause).length));
+    const room = Math.max(10, Math.min(probeWidth, width - 4 - Math.min(verdictWidth, 20)));
+    for (const [i, m] of report.models.entries()) {
+      if (i > 0) lines.push('');
+      lines.push(paint.bold(fit(names[i]!, width)));
+      for (const p of view.matrixProbes) {
+        const r = cellOf(m.id, p.id);
+        const text = fit(r ? cellText(r.verdict, r.cause) : '-', width - 4 - room);
+        lines.push(`  ${pad(fit(p.id, room), room)}  ${r ? paint.tone(VERDICT_TONE[r.verdict], text) : text}`);
+      }
+    }
   }
   // A model that was not probed is explained once below, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
   const notable = report.results.filter((r) => !stopped.has(r.model) && (r.outcome !== 'passed' || r.verdict === 'warn' || r.comparison === 'improvement'));
   if (notable.length > 0) lines.push('');
-  for (const r of notable) lines.push(findingLine(r, paint));
+  const cut = (text: string) => (columns === undefined ? text : fit(text, width));
+  for (const r of notable) lines.push(findingLine(r, paint, cut));
   for (const m of report.models.filter((x) => x.cause)) {
-    lines.push(paint.tone('bad', `not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`));
+    lines.push(paint.tone('bad', cut(`not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`)));
   }
   const s = summarise(report);
   lines.push('');
-  lines.push(
+  /** A closing line, wrapped to the terminal when there is one. */
+  const say = (text: string) => lines.push(...(columns === undefined ? [text] : wrapText(text, width)));
+  say(
     `${report.models.length} model(s) × ${report.probes.length} probe(s), ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
       (report.interrupted ? ' (interrupted: partial report)' : '') +
       (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : ''),
   );
   if (report.baseline) {
-    lines.push(
+    say(
       `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}` +
         (report.baseline.updated ? '; rewritten from this run' : ''),
     );
@@ -74,12 +143,45 @@ export function renderConsole(report: Report, paint: Painter): string {
   return `${lines.join('\n')}\n`;
 }
 
-function findingLine(r: ProbeResult, paint: Painter): string {
+/** A cell worth reading, on one line: the verdict coloured, the rest as it is (cut to the terminal). */
+function findingLine(r: ProbeResult, paint: Painter, cut: (text: string) => string): string {
   const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` [${describeChange(r)}]` : '';
-  return `${paint.tone(VERDICT_TONE[r.verdict], cellText(r.verdict, r.cause))}${change}  ${oneLine(r.model)} ${paint.dim(r.probe)}: ${oneLine(r.observed)}`;
+  const verdict = cellText(r.verdict, r.cause);
+  const text = cut(`${verdict}${change}  ${oneLine(r.model)} ${r.probe}: ${oneLine(r.observed)}`);
+  return `${paint.tone(VERDICT_TONE[r.verdict], text.slice(0, verdict.length))}${text.slice(verdict.length)}`.trimEnd();
 }
 
+
 /** One result as a plain progress line (non-TTY runs, e.g. CI logs). */
-export function progressLine(r: ProbeResult, done: number, total: number): string {
-  return `[${done}/${total}] ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+/** The live line of a terminal: where the run is, what is in flight, and about how long is left. */
+export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number }): string {
+  const left = done > 0 && done < total ? ` · about ${Math.ceil((stats.elapsedMs * (total - done)) / done / 1000)} s left` : '';
+  return `${(stats.elapsedMs / 1000).toFixed(0)} s · ${stats.inFlight} in flight · [${done}/${total}]${left} · ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+}
+
+/**
+ * Piped output's progress: one line per model as its last cell comes (and one for the endpoint's probes),
+ * counted by outcome, instead of a line per cell.
+ */
+export class RowProgress {
+  private readonly counts = new Map<string, { done: number; passed: number; failed: number; skipped: number; errored: number }>();
+
+  constructor(
+    /** Cells each row has: a model's probes, or the endpoint's. */
+    private readonly cellsOf: (model: string) => number,
+  ) {}
+
+  /** The line to print once `r` completes its row, or undefined. */
+  add(r: ProbeResult, done: number, total: number): string | undefined {
+    const c = this.counts.get(r.model) ?? { done: 0, passed: 0, failed: 0, skipped: 0, errored: 0 };
+    this.counts.set(r.model, c);
+    // A row not probed comes as one result for all its cells.
+    const cells = r.probe === EVERY_PROBE ? this.cellsOf(r.model) : 1;
+    c.done += cells;
+    c[r.outcome] += cells;
+    if (c.done < this.cellsOf(r.model)) return undefined;
+    this.counts.delete(r.model);
+    const why = r.probe === EVERY_PROBE ? `: not probed (${cellText(r.verdict, r.cause)})` : '';
+    return `[${done}/${total}] ${oneLine(r.model)}: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped, ${c.errored} errored${why}`;
+  }
 }
