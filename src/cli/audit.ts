@@ -14,6 +14,9 @@ import { githubAnnotations, renderGithubSummary } from '../report/writers/github
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
 import { checkOutputs, writeReports } from '../report/write.js';
+import { HAR_FILE, HAR_LIMITS, harEntry, HarWriter } from '../report/har.js';
+import { VERSION } from '../version.js';
+import { join } from 'node:path';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
@@ -60,6 +63,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let har: HarWriter | undefined;
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
     if (options.dryRun) {
@@ -76,6 +80,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
     const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
+    // Every call as it completes, through the output boundary, into exchanges.har (report/har.ts).
+    har = new HarWriter(join(options.out, HAR_FILE), VERSION);
+    const recorder = har;
     let rows: RowProgress | undefined;
     const started = performance.now();
     let run: AuditRun | undefined = await runAudit(
@@ -95,6 +102,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
             say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
           }
         },
+        onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))),
         onResult: (r, done, total, inFlight) => {
           if (options.quiet) return;
           const cell = boundary.clean(r);
@@ -116,6 +124,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const trace = run.trace;
     run = undefined;
     const written = await writeReports(report, trace, options.out, boundary);
+    written.written = [...written.written, har.close()].sort();
+    har = undefined;
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
@@ -154,6 +164,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
     throw e;
   } finally {
+    // A run that never started leaves no half-written file.
+    har?.abandon();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

@@ -5,6 +5,7 @@ import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 import { clip } from '../boundary/text.js';
+import { capBody, type RecordedCall } from '../report/har.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS =
@@ -77,6 +78,8 @@ export class CallLog {
   readonly trace: CallRecord[] = [];
   private seq = 0;
   private nextSlot = 0;
+  /** Receives every call as it completes, for exchanges.har (the CLI writes it through the boundary). */
+  onCall: ((call: RecordedCall) => void) | undefined;
   private readonly slots: LimitFunction | undefined;
 
   constructor(
@@ -176,6 +179,32 @@ export class CallLog {
     const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
     if (kept.length > 0) record.headers = Object.fromEntries(kept);
     this.trace.push(record);
+    if (this.onCall) this.onCall(this.recorded(req, x, record, sink));
     return { x, record };
+  }
+
+  /** The exchange as exchanges.har records it: bodies capped, the key named, never held. */
+  private recorded(req: HttpRequest, x: Exchange, record: CallRecord, sink: StreamSink | undefined): RecordedCall {
+    const { headers, payload } = this.client.prepare(req, false);
+    const cuts = [...x.cuts];
+    return {
+      callId: x.callId,
+      at: record.at,
+      probe: record.probe,
+      model: record.model,
+      method: req.method,
+      url: this.client.url(req.path, req.fromOrigin),
+      requestHeaders: headers,
+      requestBody: payload === undefined ? undefined : capBody(payload, 'request body', cuts),
+      status: x.status,
+      responseHeaders: x.headers,
+      responseText: capBody(x.text, 'response body', cuts),
+      bytes: x.bytes,
+      durationMs: x.durationMs,
+      ttftMs: record.ttftMs,
+      events: sink?.events.length ? sink.events : undefined,
+      cuts,
+      error: x.transport?.message,
+    };
   }
 }

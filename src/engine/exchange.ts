@@ -73,6 +73,9 @@ const REQUEST_ID_HEADERS = [
 
 /** Characters of a stream's text kept for the record: a stream under our limits has far fewer. */
 export const STREAM_RECORD_CHARS = 256 * 1024;
+/** Events, and characters of their data, a stream's recorded exchange keeps (exchanges.har). */
+export const RECORDED_EVENTS = 512;
+export const RECORDED_EVENT_CHARS = 64 * 1024;
 
 /**
  * A 2xx answer to a stream request, read as it arrives: events are parsed and assembled one by one and
@@ -85,6 +88,11 @@ export class StreamSink implements BodySink {
     onEvent: (ev) => {
       this.eventCount++;
       this.assembler.push(ev);
+      if (this.events.length < RECORDED_EVENTS && this.eventChars < RECORDED_EVENT_CHARS) {
+        const data = ev.data.slice(0, RECORDED_EVENT_CHARS - this.eventChars);
+        this.events.push({ at: ev.at, data });
+        this.eventChars += data.length;
+      }
     },
     onText: (t) => this.keepText(t),
   });
@@ -93,6 +101,9 @@ export class StreamSink implements BodySink {
   /** Characters of text read in all, kept or not. */
   private seen = 0;
   eventCount = 0;
+  /** The first events with their arrival times, for the recorded exchange (RECORDED_EVENTS at most). */
+  readonly events: { at: number; data: string }[] = [];
+  private eventChars = 0;
 
   constructor(private readonly keep = STREAM_RECORD_CHARS) {}
 

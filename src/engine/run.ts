@@ -18,12 +18,15 @@ import { findMeter, type MeterSearch } from '../billing/find.js';
 import type { Meter } from '../billing/meter.js';
 import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
 import { CannotTestError } from './errors.js';
+import type { RecordedCall } from '../report/har.js';
 import { ReadyQueue } from './queue.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls waiting for a slot or in flight. */
   onResult?(result: ProbeResult, done: number, total: number, inFlight: number): void;
   onPlan?(models: readonly PlannedModel[], probes: readonly ProbeDefinition[]): void;
+  /** Each call as it completes, with its bodies (capped): the CLI records them in exchanges.har. */
+  onCall?(call: RecordedCall): void;
 }
 
 export interface AuditRun {
@@ -166,6 +169,7 @@ export async function runAudit(
   const deadline = timer?.signal;
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
   const { client, log } = openSession(options, stopSignal);
+  log.onCall = hooks.onCall;
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
   const stopped = (): ProbeVerdict | undefined => {
     if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };

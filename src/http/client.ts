@@ -159,6 +159,28 @@ export class HttpClient {
   }
 
   /**
+   * The headers and body a request is sent with. Without `withKey`, for a record: an Authorization
+   * header the key fills is named by the variable it comes from, never holds it.
+   */
+  prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
+    const auth = req.auth ?? 'default';
+    const key = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
+    if (auth === 'default') {
+      if (this.options.apiKey) headers.authorization = `Bearer ${key}`;
+    } else if (auth === 'raw-key') {
+      if (this.options.apiKey) headers.authorization = key!;
+    } else if (auth !== 'none') {
+      headers.authorization = auth.authorization;
+    }
+    let payload: string | undefined;
+    if (req.rawBody !== undefined) payload = req.rawBody;
+    else if (req.body !== undefined) payload = JSON.stringify(req.body);
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    return { headers, payload };
+  }
+
+  /**
    * Sends one request. A kept-alive connection the server closed while idle fails the next request on it
    * before any byte of answer (a race no client can avoid); that request is sent once more on a new
    * connection, and the response says so.
@@ -173,19 +195,7 @@ export class HttpClient {
   private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const maxBody = req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
-    const auth = req.auth ?? 'default';
-    if (auth === 'default') {
-      if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
-    } else if (auth === 'raw-key') {
-      if (this.options.apiKey) headers.authorization = this.options.apiKey;
-    } else if (auth !== 'none') {
-      headers.authorization = auth.authorization;
-    }
-    let payload: string | undefined;
-    if (req.rawBody !== undefined) payload = req.rawBody;
-    else if (req.body !== undefined) payload = JSON.stringify(req.body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const { headers, payload } = this.prepare(req, true);
 
     const started = performance.now();
     const elapsed = () => Math.round((performance.now() - started) * 10) / 10;

@@ -92,12 +92,24 @@ describe.each(apiProfiles)('profile %s', (name) => {
     }
   });
 
-  it('exits as the verdicts say and writes all four files', async () => {
+  it('exits as the verdicts say and writes all five files', async () => {
     const failing = gateResults(report).some((r) => r.outcome === 'failed' || r.outcome === 'errored');
     expect(run.code, run.stderr).toBe(failing ? 1 : 0);
-    for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl']) {
+    for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har']) {
       expect((await readFile(join(out, f), 'utf8')).length, f).toBeGreaterThan(0);
     }
+  });
+
+  it('records every call in exchanges.har, and every cell’s evidence is in it', async () => {
+    const har = JSON.parse(await readFile(join(out, 'exchanges.har'), 'utf8')) as { log: { version: string; entries: { _callId: string; _events?: { at: number }[]; request: { headers: { name: string; value: string }[] } }[] } };
+    expect(har.log.version).toBe('1.2');
+    const ids = new Set(har.log.entries.map((e) => e._callId));
+    expect(ids.size).toBe(report.calls);
+    for (const r of report.results) for (const id of r.evidence) expect(ids.has(id), `${r.model} ${r.probe} ${id}`).toBe(true);
+    // The key is named where it was sent, never written.
+    const sentKey = har.log.entries.flatMap((e) => e.request.headers).filter((h) => h.name === 'authorization' && h.value.includes('OPENAI_API_KEY'));
+    if (profile.oracle.key) expect(sentKey.length).toBeGreaterThan(0);
+    expect(JSON.stringify(har)).not.toContain(KEY.slice(3, 19));
   });
 
   it('writes a junit.xml that conforms to the Jenkins schema and tells each gate line as the report does', async () => {

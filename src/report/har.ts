@@ -1,0 +1,139 @@
+import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import type { HttpRequest } from '../http/client.js';
+
+/**
+ * The recorded exchanges of a run, as a HAR 1.2 file (exchanges.har): the format browsers' developer
+ * tools, proxies and HTTP tools read, so a cell's evidence opens where people already look. Each entry
+ * carries chatprobe's call id (`_callId`, the `evidence` of the cells and the ids of trace.jsonl), probe
+ * and model, and for a stream its events with their arrival times (`_events`). Bodies are capped per call
+ * (the cap is said in the entry); the key is never in it: the Authorization header is recorded by name.
+ */
+export interface RecordedCall {
+  callId: string;
+  /** ISO time the request was sent. */
+  at: string;
+  probe: string;
+  model: string | undefined;
+  method: HttpRequest['method'];
+  url: string;
+  /** Request header names and values, the Authorization value left out. */
+  requestHeaders: Record<string, string>;
+  requestBody: string | undefined;
+  status: number | undefined;
+  responseHeaders: Record<string, string>;
+  /** The response body as recorded (a stream's text), up to RECORDED_BODY_CHARS. */
+  responseText: string;
+  bytes: number;
+  durationMs: number;
+  ttftMs: number | undefined;
+  events: { at: number; data: string }[] | undefined;
+  /** What the record leaves out, as our cuts. */
+  cuts: string[];
+  /** Why no complete answer came (a timeout, a reset). */
+  error: string | undefined;
+}
+
+/** The file, beside the other reports. */
+export const HAR_FILE = 'exchanges.har';
+
+/** How the output boundary bounds an entry: its bodies may be longer than a report's strings. */
+export const HAR_LIMITS = { string: 70_000, depth: 16, items: 1000 };
+
+/** Characters of a request or response body a recorded exchange keeps. */
+export const RECORDED_BODY_CHARS = 64 * 1024;
+
+export function capBody(text: string, what: string, cuts: string[]): string {
+  if (text.length <= RECORDED_BODY_CHARS) return text;
+  cuts.push(`the ${what} is recorded up to ${RECORDED_BODY_CHARS} of its ${text.length} characters`);
+  return text.slice(0, RECORDED_BODY_CHARS);
+}
+
+const headerList = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
+
+/** One HAR entry. */
+export function harEntry(c: RecordedCall): Record<string, unknown> {
+  const mime = c.responseHeaders['content-type'] ?? '';
+  const entry: Record<string, unknown> = {
+    startedDateTime: c.at,
+    time: c.durationMs,
+    request: {
+      method: c.method,
+      url: c.url,
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headerList(c.requestHeaders),
+      queryString: [],
+      ...(c.requestBody !== undefined ? { postData: { mimeType: 'application/json', text: c.requestBody } } : {}),
+      headersSize: -1,
+      bodySize: c.requestBody?.length ?? 0,
+    },
+    response: {
+      status: c.status ?? 0,
+      statusText: c.status === undefined ? (c.error ?? 'no answer') : '',
+      httpVersion: 'HTTP/1.1',
+      cookies: [],
+      headers: headerList(c.responseHeaders),
+      content: { size: c.bytes, mimeType: mime, text: c.responseText },
+      redirectURL: c.responseHeaders.location ?? '',
+      headersSize: -1,
+      bodySize: c.bytes,
+    },
+    cache: {},
+    timings: { send: 0, wait: c.ttftMs ?? c.durationMs, receive: c.ttftMs === undefined ? 0 : Math.max(0, c.durationMs - c.ttftMs) },
+    _callId: c.callId,
+    _probe: c.probe,
+  };
+  if (c.model !== undefined) entry._model = c.model;
+  if (c.events) entry._events = c.events;
+  if (c.cuts.length > 0) entry._cuts = c.cuts;
+  if (c.error) entry._error = c.error;
+  return entry;
+}
+
+/**
+ * Writes exchanges.har as the run goes, one entry at a time (memory does not grow with the run), into a
+ * temporary file renamed when it is complete. Entries are given already through the output boundary.
+ */
+export class HarWriter {
+  private fd: number | undefined;
+  private first = true;
+  private readonly tmp: string;
+
+  constructor(
+    private readonly path: string,
+    version: string,
+  ) {
+    this.tmp = `${path}.${process.pid}.tmp`;
+    this.fd = openSync(this.tmp, 'w');
+    writeSync(this.fd, `{"log":{"version":"1.2","creator":{"name":"chatprobe","version":${JSON.stringify(version)}},"entries":[\n`);
+  }
+
+  /** One entry, serialised and redacted by the caller. */
+  add(json: string): void {
+    if (this.fd === undefined) return;
+    writeSync(this.fd, `${this.first ? '' : ',\n'}${json}`);
+    this.first = false;
+  }
+
+  /** Completes the file and puts it in place; returns its path. */
+  close(): string {
+    if (this.fd === undefined) return this.path;
+    writeSync(this.fd, '\n]}}\n');
+    closeSync(this.fd);
+    this.fd = undefined;
+    renameSync(this.tmp, this.path);
+    return this.path;
+  }
+
+  /** Drops the unfinished file (a run that never started). */
+  abandon(): void {
+    if (this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+    try {
+      unlinkSync(this.tmp);
+    } catch {
+      // already gone
+    }
+  }
+}

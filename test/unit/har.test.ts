@@ -1,0 +1,64 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { capBody, harEntry, HarWriter, RECORDED_BODY_CHARS, type RecordedCall } from '../../src/report/har.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const call = (extra: Partial<RecordedCall> = {}): RecordedCall => ({
+  callId: 'c7',
+  at: '2026-01-01T00:00:00.000Z',
+  probe: 'streaming.basic',
+  model: 'm',
+  method: 'POST',
+  url: 'http://127.0.0.1:1/v1/chat/completions',
+  requestHeaders: { authorization: 'Bearer $OPENAI_API_KEY', 'content-type': 'application/json' },
+  requestBody: '{"stream":true}',
+  status: 200,
+  responseHeaders: { 'content-type': 'text/event-stream' },
+  responseText: 'data: {}\n\n',
+  bytes: 10,
+  durationMs: 40,
+  ttftMs: 12,
+  events: [{ at: 12, data: '{}' }],
+  cuts: [],
+  error: undefined,
+  ...extra,
+});
+
+describe('exchanges.har', () => {
+  it('is a HAR 1.2 entry with chatprobe’s call id, probe, model and the stream’s timed events', () => {
+    const e = harEntry(call()) as Record<string, any>;
+    expect(e.request).toMatchObject({ method: 'POST', postData: { mimeType: 'application/json', text: '{"stream":true}' } });
+    expect(e.response).toMatchObject({ status: 200, content: { size: 10, mimeType: 'text/event-stream', text: 'data: {}\n\n' } });
+    expect(e.timings).toEqual({ send: 0, wait: 12, receive: 28 });
+    expect(e).toMatchObject({ _callId: 'c7', _probe: 'streaming.basic', _model: 'm', _events: [{ at: 12, data: '{}' }] });
+    const failed = harEntry(call({ status: undefined, error: 'no complete answer within --timeout', events: undefined })) as Record<string, any>;
+    expect(failed.response).toMatchObject({ status: 0, statusText: 'no complete answer within --timeout' });
+    expect(failed._error).toBe('no complete answer within --timeout');
+  });
+
+  it('caps a body and says so', () => {
+    const cuts: string[] = [];
+    expect(capBody('x'.repeat(RECORDED_BODY_CHARS + 5), 'response body', cuts)).toHaveLength(RECORDED_BODY_CHARS);
+    expect(cuts).toEqual([`the response body is recorded up to ${RECORDED_BODY_CHARS} of its ${RECORDED_BODY_CHARS + 5} characters`]);
+    expect(capBody('short', 'request body', cuts)).toBe('short');
+    expect(cuts).toHaveLength(1);
+  });
+
+  it('writes a whole JSON document entry by entry, in place only once complete; an abandoned one leaves nothing', async () => {
+    const dir = await tempDir();
+    for (const n of [0, 1, 3]) {
+      const path = join(dir, `x${n}.har`);
+      const w = new HarWriter(path, '9.9.9');
+      for (let i = 0; i < n; i++) w.add(JSON.stringify(harEntry(call({ callId: `c${i}` }))));
+      expect(existsSync(path)).toBe(false);
+      w.close();
+      const har = JSON.parse(readFileSync(path, 'utf8'));
+      expect(har.log.creator).toEqual({ name: 'chatprobe', version: '9.9.9' });
+      expect(har.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(Array.from({ length: n }, (_, i) => `c${i}`));
+    }
+    const gone = new HarWriter(join(dir, 'gone.har'), '1');
+    gone.abandon();
+    expect(readdirSync(dir).filter((f) => f.startsWith('gone'))).toEqual([]);
+  });
+});
