@@ -9,7 +9,7 @@ import { optionsOf, type FlagRow } from './flags.js';
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
 export const AUDIT_FLAGS = auditFlags as FlagRow[];
 
-export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'probes';
+export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes';
 
 export interface CommandSpec {
   name: CommandName;
@@ -85,6 +85,17 @@ export const COMMANDS: readonly CommandSpec[] = [
       b: { type: 'string', describe: 'The report to judge (staging, the gateway, after)' },
     },
     options: { json: { type: 'boolean', default: false, describe: 'Print the comparison as JSON' } },
+  },
+  {
+    name: 'repro',
+    command: 'repro <report> <model> <probe>',
+    describe: "The curl commands that reproduce a cell (its evidence, from exchanges.har, the key as $OPENAI_API_KEY), with what was expected and seen",
+    positionals: {
+      report: { type: 'string', describe: 'report.json, or the folder holding it and exchanges.har' },
+      model: { type: 'string', describe: 'The model id, or (endpoint)' },
+      probe: { type: 'string', describe: 'The probe id' },
+    },
+    options: {},
   },
   {
     name: 'probes',

@@ -1,31 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../engine/errors.js';
 import { compareReports } from '../report/compare.js';
-import { Report } from '../report/model.js';
+import { readReport } from '../report/read.js';
 import { EXIT } from './exit.js';
 import { err, out } from './output.js';
-
-/** A report.json, given as the file or the folder holding it, validated. */
-async function readReport(path: string): Promise<Report> {
-  let file = path;
-  try {
-    if ((await stat(path)).isDirectory()) file = join(path, 'report.json');
-  } catch (e) {
-    throw new CannotTestError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
-  } catch (e) {
-    throw new CannotTestError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
-  const parsed = Report.safeParse(raw);
-  if (!parsed.success) throw new CannotTestError(`${file} is not a chatprobe report (schemaVersion 1): ${parsed.error.issues[0]!.message}`);
-  return parsed.data;
-}
 
 /** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */
 export async function compareCommand(a: string, b: string, args: { json: boolean }): Promise<number> {

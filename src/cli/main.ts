@@ -25,6 +25,7 @@ const RUN: Record<CommandName, (args: Args) => Promise<number>> = {
   merge: async (args) =>
     (await import('./merge.js')).mergeCommand(((args.dirs as unknown[] | undefined) ?? []).map(String), { out: args.out as string, json: args.json as boolean, quiet: args.quiet as boolean, baseline: args.baseline as string | undefined }, process.env),
   compare: async (args) => (await import('./compare.js')).compareCommand(String(args.a), String(args.b), { json: args.json as boolean }),
+  repro: async (args) => (await import('./repro.js')).reproCommand(String(args.report), String(args.model), String(args.probe)),
   probes: async (args) => (await import('./probes.js')).probesCommand(args.json as boolean),
 };
 

@@ -1,0 +1,38 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Boundary } from '../boundary/boundary.js';
+import { oneLine } from '../boundary/text.js';
+import { CannotTestError } from '../engine/errors.js';
+import { HAR_FILE } from '../report/har.js';
+import { readReport, reportFile } from '../report/read.js';
+import { findCell, renderRepro, type HarRequestView } from '../report/repro.js';
+import { EXIT } from './exit.js';
+import { err, out } from './output.js';
+
+/** chatprobe repro REPORT MODEL PROBE: the curl commands of a cell's evidence, from exchanges.har. */
+export async function reproCommand(path: string, model: string, probe: string): Promise<number> {
+  try {
+    const report = new Boundary().report(await readReport(path));
+    const cell = findCell(report, model, probe);
+    if (!cell) {
+      const models = [...new Set(report.results.map((r) => r.model))].map(oneLine).join(', ');
+      throw new CannotTestError(`no cell ${oneLine(model)} × ${oneLine(probe)} in the report`, `models: ${models}; probes as listed by \`chatprobe probes\``);
+    }
+    const harPath = join(dirname(await reportFile(path)), HAR_FILE);
+    let har: { log: { entries: HarRequestView[] } };
+    try {
+      har = JSON.parse(await readFile(harPath, 'utf8'));
+    } catch (e) {
+      throw new CannotTestError(`cannot read ${harPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'repro reads the exchanges.har written beside report.json (chatprobe 0.1 and later)');
+    }
+    const entries = new Map(har.log.entries.map((e) => [e._callId, e]));
+    out(renderRepro(report, cell, entries));
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
+      return EXIT.cannotTest;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,66 @@
+import { oneLine } from '../boundary/text.js';
+import type { ProbeResult, Report } from './model.js';
+import { cellText } from './style.js';
+import { EVERY_PROBE, rowAsResult } from './view.js';
+
+/** What repro reads of an exchanges.har entry. */
+export interface HarRequestView {
+  _callId: string;
+  _probe?: string;
+  request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
+  response: { status: number; statusText?: string };
+  _cuts?: string[];
+}
+
+/** A text as one single-quoted shell word. */
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * One recorded request as a curl command: the key as $OPENAI_API_KEY (double-quoted, so the shell puts it
+ * in), everything else quoted as sent; a stream read unbuffered; a body the record cut is said, since
+ * the command then sends less than the audit did.
+ */
+export function curlOf(e: HarRequestView): string {
+  const lines = [`curl -sS -X ${e.request.method} ${shellQuote(e.request.url)}`];
+  const body = e.request.postData?.text;
+  if (body && /"stream"\s*:\s*true/.test(body)) lines[0] += ' -N';
+  for (const h of e.request.headers) {
+    if (h.name === 'authorization' && h.value.includes('$OPENAI_API_KEY')) lines.push(`-H "Authorization: ${h.value.replace(/"/g, '\\"')}"`);
+    else if (h.name !== 'accept') lines.push(`-H ${shellQuote(`${h.name}: ${h.value}`)}`);
+  }
+  if (body !== undefined) lines.push(`--data-raw ${shellQuote(body)}`);
+  return lines.join(' \\\n  ');
+}
+
+/** The cell of `model` × `probe`, or of the endpoint (`(endpoint)`) and a not-probed row's one line. */
+export function findCell(report: Report, model: string, probe: string): ProbeResult | undefined {
+  const cell = report.results.find((r) => r.model === model && r.probe === probe);
+  if (cell) return cell;
+  const row = report.models.find((m) => m.id === model && m.notRun);
+  return row ? rowAsResult(row, EVERY_PROBE) : undefined;
+}
+
+/** `chatprobe repro`: what the cell required, expected and saw, then the curl commands of its evidence. */
+export function renderRepro(report: Report, cell: ProbeResult, entries: ReadonlyMap<string, HarRequestView>): string {
+  const info = report.probes.find((p) => p.id === cell.probe);
+  const lines = [
+    `${oneLine(cell.model)} ${cell.probe}: ${cellText(cell.verdict, cell.cause)}`,
+    ...(info ? [`requirement: ${info.requirement}`] : []),
+    `seen: ${cell.observed}`,
+    ...cell.findings.map((f) => `finding (${f.severity}) ${f.code}: ${f.message}`),
+    '',
+  ];
+  if (cell.evidence.length === 0) lines.push('# no call is evidence for this cell');
+  for (const id of cell.evidence) {
+    const e = entries.get(id);
+    if (!e) {
+      lines.push(`# ${id}: not in exchanges.har`, '');
+      continue;
+    }
+    const answer = e.response.status === 0 ? e.response.statusText || 'no answer' : `HTTP ${e.response.status}`;
+    lines.push(`# ${id} (${e._probe ?? 'call'}): the audit got ${answer}`);
+    for (const cut of e._cuts ?? []) lines.push(`# note: ${cut}`);
+    lines.push(curlOf(e), '');
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

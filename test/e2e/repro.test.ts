@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import { curlOf, shellQuote } from '../../src/report/repro.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const run = promisify(execFile);
+const KEY = 'sk-repro-Hq4Yt7Wn2Rb';
+
+let server: ReferenceServer;
+let out: string;
+beforeAll(async () => {
+  server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+  out = await tempDir();
+  const audit = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard', '--probes', 'parameters.max_tokens,streaming.basic,auth.*'], { OPENAI_API_KEY: KEY });
+  expect(audit.code, audit.stderr).toBe(0);
+});
+afterAll(() => server.close());
+
+/** The curl commands of repro's output, each run by bash with the key in the environment. */
+async function runCurls(text: string): Promise<{ status: string; body: string }[]> {
+  const commands = text.split('\n\n').map((b) => b.split('\n').filter((l) => !l.startsWith('#')).join('\n')).filter((b) => b.startsWith('curl '));
+  return Promise.all(
+    commands.map(async (c) => {
+      const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', `${c.trimEnd()} -w '\\n%{http_code}'`], { env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY } });
+      const at = stdout.lastIndexOf('\n');
+      return { body: stdout.slice(0, at), status: stdout.slice(at + 1) };
+    }),
+  );
+}
+
+describe('chatprobe repro', () => {
+  it('prints curl commands that reproduce the cell against the server, the key as $OPENAI_API_KEY', async () => {
+    const repro = await runCli(['repro', out, 'ref-standard', 'parameters.max_tokens']);
+    expect(repro.code, repro.stderr).toBe(0);
+    expect(repro.stdout).toMatch(/^ref-standard parameters\.max_tokens: honoured\nrequirement: .+\nseen: expected at most 5 tokens/);
+    expect(repro.stdout).toContain('-H "Authorization: Bearer $OPENAI_API_KEY"');
+    expect(repro.stdout).not.toContain(KEY.slice(3, 15));
+    const answers = await runCurls(repro.stdout);
+    expect(answers.length).toBeGreaterThan(1);
+    for (const a of answers) expect(a.status).toBe('200');
+    // The capped request, replayed, is cut by the limit as the audit saw.
+    expect(answers.some((a) => JSON.parse(a.body).choices?.[0]?.finish_reason === 'length')).toBe(true);
+  });
+
+  it('replays a stream unbuffered, and the endpoint’s auth probe as the audit sent it', async () => {
+    const stream = await runCli(['repro', out, 'ref-standard', 'streaming.basic']);
+    expect(stream.stdout).toMatch(/curl -sS -X POST '[^']+' -N/);
+    expect((await runCurls(stream.stdout)).map((a) => a.status)).toContain('200');
+    // Its evidence: the chat request sent without a key (refused), beside the control that carried one.
+    const auth = await runCli(['repro', out, '(endpoint)', 'auth.missing_key']);
+    expect(auth.code, auth.stderr).toBe(0);
+    const chatWithoutKey = auth.stdout.split('\n\n').filter((b) => b.includes('/chat/completions') && b.includes('curl') && !b.includes('Authorization'));
+    expect(chatWithoutKey).toHaveLength(1);
+    expect((await runCurls(chatWithoutKey[0]!)).map((a) => a.status)).toEqual(['401']);
+  });
+
+  it('says which cell does not exist, and where it looked for the exchanges', async () => {
+    const none = await runCli(['repro', out, 'ref-standard', 'no.such_probe']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no cell ref-standard × no\.such_probe in the report/);
+    const missing = await runCli(['repro', await tempDir(), 'm', 'p']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot read .*report\.json/);
+  });
+
+  it('quotes what the shell would read: quotes, dollars, backticks', () => {
+    expect(shellQuote(`it's $HOME \`id\``)).toBe(`'it'\\''s $HOME \`id\`'`);
+    const cmd = curlOf({ _callId: 'c1', request: { method: 'POST', url: 'http://h/v1/chat/completions', headers: [{ name: 'authorization', value: 'Bearer $OPENAI_API_KEY' }], postData: { text: `{"q":"it's $(rm -rf /)"}` } }, response: { status: 200 } });
+    expect(cmd).toContain(`--data-raw '{"q":"it'\\''s $(rm -rf /)"}'`);
+    expect(cmd).toContain('-H "Authorization: Bearer $OPENAI_API_KEY"');
+  });
+});
