@@ -3,6 +3,7 @@ import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_MARK } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
+import { shellQuote } from '../repro.js';
 
 /**
  * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
@@ -48,6 +49,9 @@ function quotaSection(report: Report): string[] {
   }
   return [...out, '', ...(notes.length > 0 ? [...notes, ''] : [])];
 }
+
+/** The cells worth sending to whoever must fix them, with the commands that show them. */
+const REPRODUCIBLE = new Set(['fail', 'warn', 'ignored', 'rejected', 'error']);
 
 export function renderMatrix(report: Report): string {
   const s = summarise(report);
@@ -121,7 +125,11 @@ export function renderMatrix(report: Report): string {
     const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` (${describeChange(r)})` : '';
     out.push(`- **${escapeText(r.model)}** · \`${r.probe}\` — ${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${change}: ${escapeText(r.observed)}`);
     if (r.message && !r.observed.includes(r.message)) out.push(`  - server said${r.status ? ` (HTTP ${r.status})` : ''}: ${escapeText(r.message)}`);
-    if (r.evidence.length > 0) out.push(`  - evidence: ${r.evidence.join(', ')} in trace.jsonl`);
+    if (r.evidence.length > 0) {
+      out.push(`  - evidence: ${r.evidence.join(', ')} in trace.jsonl and exchanges.har`);
+      // The model id is shell-quoted, then escaped like any text of the server's.
+      if (REPRODUCIBLE.has(r.verdict)) out.push(`  - reproduce, in this folder: chatprobe repro . ${escapeText(shellQuote(r.model))} ${r.probe}`);
+    }
   }
   out.push('');
   out.push('## Probes', '');
