@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
@@ -19,26 +18,18 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function runAction(inputs: Record<string, string>, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(ROOT, 'action', 'run.sh')], {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '',
-        NO_COLOR: '1',
-        OPENAI_API_KEY: KEY,
-        // From source, as the action's own build would run it.
-        CHATPROBE_CMD: `${process.execPath} --import ${join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')} ${join(ROOT, 'src', 'cli', 'main.ts')}`,
-        ...inputs,
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runAction(inputs: Record<string, string>, cwd: string) {
+  return runCommand(
+    'bash',
+    [join(ROOT, 'action', 'run.sh')],
+    {
+      OPENAI_API_KEY: KEY,
+      // From source, as the action's own build would run it.
+      CHATPROBE_CMD: `${process.execPath} --import ${join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')} ${join(ROOT, 'src', 'cli', 'main.ts')}`,
+      ...inputs,
+    },
+    cwd,
+  );
 }
 
 const outputsOf = async (file: string) => Object.fromEntries((await readFile(file, 'utf8')).trim().split('\n').map((l) => l.split('=', 2) as [string, string]));

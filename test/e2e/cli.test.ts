@@ -72,7 +72,9 @@ describe('chatprobe CLI', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise((r) => child.on('close', r));
     expect(stderr).not.toMatch(/EPIPE|Error|\n\s+at /);
-    expect(code).toBe(0);
+    const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8'));
+    const bad = report.results.filter((r: { outcome: string }) => r.outcome === 'failed' || r.outcome === 'errored');
+    expect(code, JSON.stringify(bad).slice(0, 1500)).toBe(0);
     expect(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')).schemaVersion).toBe(1);
   });
 

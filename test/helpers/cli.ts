@@ -11,8 +11,13 @@ export interface CliRun {
 
 /** Runs the real CLI from source (tsx), the way a user would, with a clean environment plus `env`. */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
+  return runCommand(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], env, cwd);
+}
+
+/** Runs a command to its end with a clean environment (PATH, NO_COLOR) plus `env`; resolves with what it printed. */
+export function runCommand(file: string, args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], {
+    const child = spawn(file, args, {
       cwd,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
