@@ -22,6 +22,7 @@ const INTERRUPTED: HttpResponse = {
   truncated: false,
   cap: 0,
   durationMs: 0,
+  startedAt: 0,
   transport: { code: 'network', message: 'interrupted' },
 };
 

@@ -32,6 +32,8 @@ export interface Exchange {
   cap: number;
   bytes: number;
   durationMs: number;
+  /** performance.now() when the request was sent: a stream's times are relative to it. */
+  startedAt: number;
   requestId: string | undefined;
   usage: Usage | undefined;
   transport: HttpResponse['transport'];
@@ -210,6 +212,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     cap: res.cap,
     bytes: res.bytes,
     durationMs: res.durationMs,
+    startedAt: res.startedAt,
     requestId: requestIdOf(headers, json),
     usage: isObject(json) ? readUsage(json.usage) : undefined,
     transport: res.transport,

@@ -144,6 +144,11 @@ export interface ProbeContext {
    * for calls made directly inside: a shared exchange awaited there could wait for the slot it holds.
    */
   sequence<T>(fn: (inSlot: ChatOptions) => Promise<T>): Promise<T>;
+  /**
+   * The worst lateness (ms) of chatprobe's own event loop between two performance.now() times (an
+   * exchange's `startedAt` plus its chunk times): the control for any judgement of arrival timing.
+   */
+  loopLagMs(from: number, to: number): number;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
   shared<T>(s: SharedExchange<T>): Promise<T>;
 }

@@ -20,6 +20,7 @@ import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
 import { CannotTestError } from './errors.js';
 import type { RecordedCall } from '../report/har.js';
 import { ReadyQueue } from './queue.js';
+import { LoopLag } from './lag.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls waiting for a slot or in flight. */
@@ -170,6 +171,9 @@ export async function runAudit(
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
   const { client, log } = openSession(options, stopSignal);
   log.onCall = hooks.onCall;
+  // Our own event loop's lateness over the run: the control for verdicts on arrival timing.
+  const lag = new LoopLag();
+  lag.start();
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
   const stopped = (): ProbeVerdict | undefined => {
     if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };
@@ -252,6 +256,7 @@ export async function runAudit(
         runaway: () => (state.caller.runaway ? track(state.caller.runaway) : undefined),
         listing: () => track(listing),
         sequence: (fn) => log.sequence((slot) => fn({ slot })),
+        loopLagMs: (from, to) => lag.worst(from, to),
         shared: async <T>(s: SharedExchange<T>) => {
           let entry = state.shared.get(s.key);
           if (!entry) {
@@ -487,6 +492,7 @@ export async function runAudit(
     };
     return { report, trace: log.trace };
   } finally {
+    lag.stop();
     timer?.clear();
     await client.close();
   }

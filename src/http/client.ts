@@ -62,6 +62,8 @@ export interface HttpResponse {
   sunk?: boolean;
   cap: number;
   durationMs: number;
+  /** performance.now() when the request was sent: times in `chunks` are relative to it. */
+  startedAt: number;
   transport?: TransportFailure;
   /** The connection closed before any answer and the request went again on a new one: why. */
   resent?: string;
@@ -228,7 +230,7 @@ export class HttpClient {
           return true;
         });
         sink.end(elapsed());
-        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), sunk: true };
+        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sunk: true };
       }
       await eachChunk(res.body, (chunk) => {
         const room = maxBody - bytes;
@@ -242,7 +244,7 @@ export class HttpClient {
         bytes += chunk.length;
         return true;
       });
-      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed() };
+      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started };
     } catch (err) {
       sink?.end(elapsed());
       return {
@@ -253,6 +255,7 @@ export class HttpClient {
         truncated,
         cap: maxBody,
         durationMs: elapsed(),
+        startedAt: started,
         transport: describeTransportFailure(err),
         ...(sink ? { sunk: true } : {}),
       };

@@ -1,4 +1,5 @@
-import { defineProbe } from '../../src/engine/probe.js';
+import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
+import { TICK_MS } from '../../src/engine/lag.js';
 import { conformance, fail, inconclusive, note } from '../../src/engine/verdicts.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
@@ -23,13 +24,26 @@ export default defineProbe({
     const unusable = unusableStream(x, 'incremental delivery');
     if (unusable) return unusable;
     const times = x.assembled!.contentTimes;
-    if (times.length < MIN_CHUNKS) return inconclusive(`only ${times.length} content chunk(s): too few to judge the timing`);
-    const last = times.at(-1)!;
-    const inBurst = times.filter((t) => last - t <= BURST_MS).length;
-    const share = inBurst / times.length;
-    const seen = `${inBurst} of ${times.length} content chunks in the last ${BURST_MS} ms; first content at ${Math.round(times[0]!)} ms, last at ${Math.round(last)} ms`;
-    if (share < BURST_SHARE) return conformance([note('timing', seen)], seen);
-    if (last < MIN_JUDGED_MS) return inconclusive(`${seen}: the whole answer took under ${MIN_JUDGED_MS} ms, too fast to tell streaming from buffering`);
-    return conformance([fail('buffered', `expected content spread over the generation, got ${seen}: the stream is buffered`)], '');
+    // A loop held up ends with a timer tick just before the reads it delayed: the window reaches two ticks
+    // either side of the content.
+    const lag = times.length > 0 ? ctx.loopLagMs(x.startedAt + times[0]! - 2 * TICK_MS, x.startedAt + times.at(-1)! + 2 * TICK_MS) : 0;
+    return judgeBuffered(times, lag);
   },
 });
+
+/**
+ * Content chunk arrival times (ms since the request) against fake streaming. Controls: too few chunks or
+ * too short an answer say nothing; and a burst read while chatprobe's own event loop was held up longer
+ * than the burst window (`loopLagMs`: our work, a GC pause, a loaded machine) may be ours, not the server's.
+ */
+export function judgeBuffered(times: readonly number[], loopLagMs: number): ProbeVerdict {
+  if (times.length < MIN_CHUNKS) return inconclusive(`only ${times.length} content chunk(s): too few to judge the timing`);
+  const last = times.at(-1)!;
+  const inBurst = times.filter((t) => last - t <= BURST_MS).length;
+  const share = inBurst / times.length;
+  const seen = `${inBurst} of ${times.length} content chunks in the last ${BURST_MS} ms; first content at ${Math.round(times[0]!)} ms, last at ${Math.round(last)} ms`;
+  if (share < BURST_SHARE) return conformance([note('timing', seen)], seen);
+  if (last < MIN_JUDGED_MS) return inconclusive(`${seen}: the whole answer took under ${MIN_JUDGED_MS} ms, too fast to tell streaming from buffering`);
+  if (loopLagMs > BURST_MS) return inconclusive(`${seen}, but chatprobe's own event loop was held up ${Math.round(loopLagMs)} ms while it arrived: the burst may be ours, not the server's`);
+  return conformance([fail('buffered', `expected content spread over the generation, got ${seen}: the stream is buffered`)], '');
+}

@@ -16,6 +16,7 @@ export function raw(status: number | undefined, body: string, contentType = 'app
     truncated: false,
     cap: 2 * 1024 * 1024,
     durationMs: 5,
+    startedAt: 0,
     ...(transport ? { transport } : {}),
   };
   return toExchange(`t${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
@@ -93,6 +94,7 @@ export function streamed(chunks: unknown[], o: { done?: boolean } = {}): StreamE
     truncated: false,
     cap: 2 * 1024 * 1024,
     durationMs: events.length,
+    startedAt: 0,
   };
   return toStreamExchange(`s${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
 }
@@ -100,7 +102,7 @@ export function streamed(chunks: unknown[], o: { done?: boolean } = {}): StreamE
 /** A streamed request refused before any event: the status and a JSON error, as a stream exchange. */
 export function refusedStream(status: number, message: string): StreamExchange {
   const body = JSON.stringify({ error: { message, type: 'invalid_request_error', param: null, code: null } });
-  const res: HttpResponse = { status, headers: { 'content-type': 'application/json' }, chunks: [{ at: 1, bytes: Buffer.from(body) }], bytes: body.length, truncated: false, cap: 2 * 1024 * 1024, durationMs: 1 };
+  const res: HttpResponse = { status, headers: { 'content-type': 'application/json' }, chunks: [{ at: 1, bytes: Buffer.from(body) }], bytes: body.length, truncated: false, cap: 2 * 1024 * 1024, durationMs: 1, startedAt: 0 };
   return toStreamExchange(`s${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
 }
 

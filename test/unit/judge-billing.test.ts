@@ -225,6 +225,7 @@ function context(meter: Meter, sent: ChatBody[]): ProbeContext {
     runaway: () => undefined,
     listing: () => raw(200, '{}'),
     sequence: (fn) => fn({}),
+    loopLagMs: () => 0,
     shared: async () => {
       throw new Error('not used');
     },

@@ -1,0 +1,48 @@
+/**
+ * How late this process's own event loop ran, over time: a timer ticks every TICK_MS and records how much
+ * later than asked it fired. A judgement of timing (a stream's chunks arriving in one burst) asks for the
+ * worst lateness while its evidence arrived: a loop held up by our own work reads chunks in a burst that
+ * the server never sent as one.
+ */
+export const TICK_MS = 10;
+/** Ticks kept: a minute of them, in a ring. */
+const KEPT = 6000;
+
+export class LoopLag {
+  private readonly at = new Float64Array(KEPT);
+  private readonly late = new Float64Array(KEPT);
+  private n = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private last = 0;
+
+  start(now = performance.now()): void {
+    this.last = now;
+    this.timer = setInterval(() => this.tick(performance.now()), TICK_MS);
+    this.timer.unref();
+  }
+
+  /** One tick of the timer, fired at `now`. */
+  tick(now: number): void {
+    const i = this.n++ % KEPT;
+    this.at[i] = now;
+    this.late[i] = Math.max(0, now - this.last - TICK_MS);
+    this.last = now;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The worst lateness (ms) of a tick that covered part of [from, to] (performance.now() times). */
+  worst(from: number, to: number): number {
+    let worst = 0;
+    for (let k = Math.max(0, this.n - KEPT); k < this.n; k++) {
+      const i = k % KEPT;
+      // A tick at `at` that was `late` late covers the stretch since the tick before it.
+      const began = this.at[i]! - TICK_MS - this.late[i]!;
+      if (this.at[i]! >= from && began <= to) worst = Math.max(worst, this.late[i]!);
+    }
+    return worst;
+  }
+}
