@@ -5,7 +5,7 @@
  * - peak RSS of the built CLI auditing 50 and 200 models of the reference server (run in this process);
  * - peak RSS of reading one 100 MB stream through chatprobe's call path, against a 1 MB one.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { Profile } from '../src/reference/profile.js';
 import { loadProfile } from '../src/reference/profiles.js';
 import { startReferenceServer } from '../src/reference/server.js';
+import { runCommand } from '../test/helpers/cli.js';
 
 export interface Measured {
   name: string;
@@ -31,18 +32,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist', 'cli.mjs');
 const KEY = 'sk-bench-memory-qz7w';
 
-/** Runs a process to its end; resolves with its stdout, stderr and exit code. */
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** Node run to its end in a clean environment; resolves with its stdout, stderr and exit code. */
+const run = (args: string[], env: Record<string, string> = {}) => runCommand(process.execPath, args, env, ROOT);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 

@@ -7,7 +7,6 @@ export function helpWidth(columns: number | undefined): number {
   return Math.max(60, Math.min(110, columns ?? 100));
 }
 
-export { wrapText as wrap } from '../boundary/text.js';
 
 /** Rows of two columns: the left padded to a common width, the right wrapped beside it. */
 function table(rows: [string, string][], width: number): string[] {

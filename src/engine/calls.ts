@@ -180,13 +180,14 @@ export class CallLog {
     const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
     if (kept.length > 0) record.headers = Object.fromEntries(kept);
     this.trace.push(record);
-    if (this.onCall) this.onCall(this.recorded(req, x, record, sink));
+    if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
     return { x, record };
   }
 
   /** The exchange as exchanges.har records it: bodies capped, the key named, never held. */
-  private recorded(req: HttpRequest, x: Exchange, record: CallRecord, sink: StreamSink | undefined): RecordedCall {
-    const { headers, payload } = this.client.prepare(req, false);
+  private recorded(req: HttpRequest, res: HttpResponse, x: Exchange, record: CallRecord, sink: StreamSink | undefined): RecordedCall {
+    const { headers } = this.client.prepare(req, false);
+    const payload = res.sentBody;
     const cuts = [...x.cuts];
     return {
       callId: x.callId,

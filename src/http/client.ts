@@ -60,6 +60,8 @@ export interface HttpResponse {
   truncated: boolean;
   /** The body went to the request's sink as it arrived; `chunks` is empty. */
   sunk?: boolean;
+  /** The request body as sent (for the record: it never holds the key). */
+  sentBody?: string;
   cap: number;
   durationMs: number;
   /** performance.now() when the request was sent: times in `chunks` are relative to it. */
@@ -162,7 +164,7 @@ export class HttpClient {
 
   /**
    * The headers and body a request is sent with. Without `withKey`, for a record: an Authorization
-   * header the key fills is named by the variable it comes from, never holds it.
+   * header the key fills is named by the variable it comes from, never holds it (the body is not built).
    */
   prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
     const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
@@ -177,8 +179,8 @@ export class HttpClient {
     }
     let payload: string | undefined;
     if (req.rawBody !== undefined) payload = req.rawBody;
-    else if (req.body !== undefined) payload = JSON.stringify(req.body);
-    if (payload !== undefined) headers['content-type'] = 'application/json';
+    else if (req.body !== undefined && withKey) payload = JSON.stringify(req.body);
+    if (req.rawBody !== undefined || req.body !== undefined) headers['content-type'] = 'application/json';
     return { headers, payload };
   }
 
@@ -230,7 +232,7 @@ export class HttpClient {
           return true;
         });
         sink.end(elapsed());
-        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sunk: true };
+        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sentBody: payload, sunk: true };
       }
       await eachChunk(res.body, (chunk) => {
         const room = maxBody - bytes;
@@ -244,7 +246,7 @@ export class HttpClient {
         bytes += chunk.length;
         return true;
       });
-      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started };
+      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sentBody: payload };
     } catch (err) {
       sink?.end(elapsed());
       return {
@@ -256,6 +258,7 @@ export class HttpClient {
         cap: maxBody,
         durationMs: elapsed(),
         startedAt: started,
+        sentBody: payload,
         transport: describeTransportFailure(err),
         ...(sink ? { sunk: true } : {}),
       };

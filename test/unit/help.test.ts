@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { helpRequest, renderHelp, wrap } from '../../src/cli/help.js';
+import { wrapText as wrap } from '../../src/boundary/text.js';
+import { helpRequest, renderHelp } from '../../src/cli/help.js';
 
 describe('help, rendered without the argument parser', () => {
   it('lists every option and positional of each command, and every command at the top', () => {
