@@ -11,6 +11,10 @@ const BURST_SHARE = 0.9;
 // Below this total time a real stream can arrive in one burst too (a fast local model): too fast to tell.
 const MIN_JUDGED_MS = 100;
 const MIN_CHUNKS = 5;
+// What the rule above takes for granted: an honest stream does not deliver MIN_CHUNKS content chunks
+// within BURST_MS, i.e. it spends at least this long per chunk. A hold-up of our own event loop explains a
+// burst of n chunks only when it was long enough to have gathered n chunks sent at that pace.
+const MIN_CHUNK_GAP_MS = BURST_MS / MIN_CHUNKS;
 
 export default defineProbe({
   id: 'streaming.buffered',
@@ -33,8 +37,10 @@ export default defineProbe({
 
 /**
  * Content chunk arrival times (ms since the request) against fake streaming. Controls: too few chunks or
- * too short an answer say nothing; and a burst read while chatprobe's own event loop was held up longer
- * than the burst window (`loopLagMs`: our work, a GC pause, a loaded machine) may be ours, not the server's.
+ * too short an answer say nothing; and a burst read while chatprobe's own event loop was held up
+ * (`loopLagMs`: our work, a GC pause, a loaded machine) long enough to have gathered that many chunks of an
+ * honest stream may be ours, not the server's. A shorter hold-up cannot explain it: the chunks sent before
+ * it began would have been read before it.
  */
 export function judgeBuffered(times: readonly number[], loopLagMs: number): ProbeVerdict {
   if (times.length < MIN_CHUNKS) return inconclusive(`only ${times.length} content chunk(s): too few to judge the timing`);
@@ -44,6 +50,9 @@ export function judgeBuffered(times: readonly number[], loopLagMs: number): Prob
   const seen = `${inBurst} of ${times.length} content chunks in the last ${BURST_MS} ms; first content at ${Math.round(times[0]!)} ms, last at ${Math.round(last)} ms`;
   if (share < BURST_SHARE) return conformance([note('timing', seen)], seen);
   if (last < MIN_JUDGED_MS) return inconclusive(`${seen}: the whole answer took under ${MIN_JUDGED_MS} ms, too fast to tell streaming from buffering`);
-  if (loopLagMs > BURST_MS) return inconclusive(`${seen}, but chatprobe's own event loop was held up ${Math.round(loopLagMs)} ms while it arrived: the burst may be ours, not the server's`);
+  const gathered = (inBurst - 1) * MIN_CHUNK_GAP_MS;
+  if (loopLagMs > BURST_MS && loopLagMs >= gathered) {
+    return inconclusive(`${seen}, but chatprobe's own event loop was held up ${Math.round(loopLagMs)} ms while it arrived, long enough to gather ${inBurst} chunks sent ${MIN_CHUNK_GAP_MS} ms apart: the burst may be ours, not the server's`);
+  }
   return conformance([fail('buffered', `expected content spread over the generation, got ${seen}: the stream is buffered`)], '');
 }

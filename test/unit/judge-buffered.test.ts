@@ -16,9 +16,14 @@ describe('judgeBuffered', () => {
   it('trap: a burst read while our own event loop was held up is inconclusive, not the server’s fault', () => {
     const v = judgeBuffered(burst, 85);
     expect(v.verdict).toBe('inconclusive');
-    expect(v.observed).toMatch(/event loop was held up 85 ms while it arrived: the burst may be ours/);
+    expect(v.observed).toMatch(/event loop was held up 85 ms while it arrived, long enough to gather 20 chunks sent 2 ms apart: the burst may be ours/);
     // A hold-up within the burst window itself proves nothing either way: the verdict stands.
     expect(judgeBuffered(burst, 5).verdict).toBe('fail');
+    // A loaded machine’s usual hold-up (tens of ms) is too short to gather 20 chunks of an honest stream, which
+    // needs 2 ms each: the chunks sent before it began would have been read before it.
+    expect(judgeBuffered(burst, 30).verdict).toBe('fail');
+    expect(judgeBuffered(burst, 38).verdict).toBe('inconclusive');
+    expect(judgeBuffered([...Array.from({ length: 5 }, () => 400), 401], 11).verdict).toBe('inconclusive');
   });
 
   it('says too few chunks, or too short an answer, cannot be judged', () => {
