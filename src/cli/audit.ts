@@ -123,9 +123,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const trace = run.trace;
     run = undefined;
-    const written = await writeReports(report, trace, options.out, boundary);
-    written.written = [...written.written, har.close()].sort();
+    // exchanges.har is complete before report.html, which shows its exchanges, is written.
+    const harPath = har.close();
     har = undefined;
+    const written = await writeReports(report, trace, options.out, boundary, harPath);
+    written.written = [...written.written, harPath].sort();
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));

@@ -67,7 +67,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'merge',
     command: 'merge <dirs..>',
-    describe: 'Merge shard report folders into the report.json, junit.xml and matrix.md of one run',
+    describe: 'Merge shard report folders into the report.json, junit.xml, matrix.md and report.html of one run',
     positionals: { dirs: { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' } },
     options: {
       out: { type: 'string', default: 'reports', describe: 'Folder for the merged reports' },

@@ -5,11 +5,30 @@ import { PROBES } from '../../suites/index.js';
 import { oneLine } from '../boundary/text.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
-import { writeReports } from '../report/write.js';
+import { ensureDir, writeReports } from '../report/write.js';
+import { eachHarEntry, HAR_FILE, HarWriter } from '../report/har.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { CannotTestError } from '../engine/errors.js';
+import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
 import { err, out, terminalColumns } from './output.js';
+
+/** The exchanges.har of each folder that has one, as one file in `out`; undefined when none has. */
+async function mergeHars(dirs: readonly string[], out: string): Promise<string | undefined> {
+  const found = dirs.map((d) => join(d, HAR_FILE)).filter((p) => existsSync(p));
+  if (found.length === 0) return undefined;
+  await ensureDir(out);
+  const writer = new HarWriter(join(out, HAR_FILE), VERSION);
+  try {
+    for (const path of found) await eachHarEntry(path, (e) => writer.add(JSON.stringify(e)));
+  } catch (e) {
+    writer.abandon();
+    throw e;
+  }
+  return writer.close();
+}
 
 /** chatprobe merge DIR…: shard reports into the report.json, junit.xml, matrix.md a single run writes. */
 export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean; baseline?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
@@ -22,7 +41,10 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     // Judged again, not copied: a shard's stored outcomes may come from another baseline, or none.
     const baseline = args.baseline ? loadBaseline(args.baseline, PROBES.map((p) => p.id)) : undefined;
     const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
-    const written = await writeReports(report, merged.trace, args.out, boundary);
+    // The shards' recorded exchanges (their call ids carry the shard: s2c14) become the merged run's.
+    const har = await mergeHars(dirs, args.out);
+    const written = await writeReports(report, merged.trace, args.out, boundary, har);
+    if (har) written.written = [...written.written, har].sort();
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));

@@ -1,4 +1,5 @@
-import { closeSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { HttpRequest } from '../http/client.js';
 
 /**
@@ -136,4 +137,43 @@ export class HarWriter {
       // already gone
     }
   }
+}
+
+/** What the readers of exchanges.har take from an entry (the fields harEntry writes). */
+export interface HarEntryView {
+  _callId: string;
+  _probe?: string;
+  _model?: string;
+  time: number;
+  request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
+  response: { status: number; statusText?: string; headers: { name: string; value: string }[]; content: { text?: string; mimeType?: string; size?: number } };
+  timings?: { wait?: number };
+  _events?: { at: number; data: string }[];
+  _cuts?: string[];
+  _error?: string;
+}
+
+/**
+ * Each entry of an exchanges.har that HarWriter wrote, one at a time: it writes one entry per line, so the
+ * file is read a line at a time and never held whole. Lines that are not an entry (the head, the tail, a
+ * line cut by a run that was killed) are skipped and counted. Resolves to the number of entries read.
+ */
+export async function eachHarEntry(path: string, fn: (entry: HarEntryView) => void | Promise<void>): Promise<{ entries: number; skipped: number }> {
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let entries = 0;
+  let skipped = 0;
+  for await (const raw of lines) {
+    const line = raw.endsWith(',') ? raw.slice(0, -1) : raw;
+    if (!line.startsWith('{"startedDateTime"')) continue;
+    let entry: HarEntryView;
+    try {
+      entry = JSON.parse(line) as HarEntryView;
+    } catch {
+      skipped++;
+      continue;
+    }
+    entries++;
+    await fn(entry);
+  }
+  return { entries, skipped };
 }

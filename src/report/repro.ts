@@ -12,6 +12,12 @@ export interface HarRequestView {
   _cuts?: string[];
 }
 
+/** Verdicts worth reproducing: what someone must fix or look at. */
+export const REPRODUCIBLE: ReadonlySet<string> = new Set(['fail', 'warn', 'ignored', 'rejected', 'error']);
+
+/** The command that prints a cell's reproduction, run in the reports folder. */
+export const reproLine = (model: string, probe: string) => `chatprobe repro . ${shellQuote(model)} ${probe}`;
+
 /** A text as one single-quoted shell word. */
 export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 

@@ -6,6 +6,7 @@ import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
 import { renderJson } from './writers/json.js';
 import { renderJunit } from './writers/junit.js';
+import { writeHtml } from './writers/html.js';
 import { renderMatrix } from './writers/markdown.js';
 import { traceLines } from './writers/trace.js';
 
@@ -89,14 +90,16 @@ const TRACE_BATCH = 2000;
  * string in it is already redacted, visible and bounded; the trace's records pass it here, a batch at a
  * time. Writers are isolated: one that throws is reported and the others still run. Each rendered file
  * passes the redactor once more (a writer's own text), and is written whole (temp file, then rename) so a
- * reader never sees half a report. One file at a time: what is held at once is one file's text.
+ * reader never sees half a report. One file at a time: what is held at once is one file's text (report.html
+ * is written a batch at a time, its exchanges read from `har`, the run's complete exchanges.har).
  */
-export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary): Promise<WriteOutcome> {
+export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string): Promise<WriteOutcome> {
   await ensureDir(dir);
   const writers: [string, (tmp: string) => Promise<void>][] = [
     ['report.json', (tmp) => writeFile(tmp, boundary.redact(renderJson(report)), 'utf8')],
     ['junit.xml', (tmp) => writeFile(tmp, boundary.redact(renderJunit(report)), 'utf8')],
     ['matrix.md', (tmp) => writeFile(tmp, boundary.redact(renderMatrix(report)), 'utf8')],
+    ['report.html', (tmp) => writeHtml(tmp, report, har, (s) => boundary.redact(s))],
     [
       'trace.jsonl',
       async (tmp) => {

@@ -171,6 +171,13 @@ describe('shards and merge', () => {
     const table = async (d: string) => (await readFile(join(dir, d, 'matrix.md'), 'utf8')).split('\n').filter((l) => l.startsWith('| `'));
     expect((await table('merged')).filter((l) => !l.includes(' ms |'))).toEqual((await table('full')).filter((l) => !l.includes(' ms |')));
     expect((await readTrace(join(dir, 'merged'))).length).toBe(joined.calls);
+    // The shards' recorded exchanges are the merged run's: every cell's evidence is in its exchanges.har,
+    // and report.html shows them.
+    const har = JSON.parse(await readFile(join(dir, 'merged', 'exchanges.har'), 'utf8')) as { log: { entries: { _callId: string }[] } };
+    expect(har.log.entries).toHaveLength(joined.calls);
+    const recorded = new Set(har.log.entries.map((e) => e._callId));
+    expect(joined.results.flatMap((r) => r.evidence).filter((id) => !recorded.has(id))).toEqual([]);
+    expect(await readFile(join(dir, 'merged', 'report.html'), 'utf8')).toContain('"exchangesRecorded":true');
 
     // Merged cells are judged again against the baseline given to merge, not copied from the shards.
     const cell = full.results.find((r) => r.model !== '(endpoint)' && r.verdict === 'pass')!;

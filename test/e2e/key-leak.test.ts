@@ -30,7 +30,7 @@ describe('the API key never leaves the Authorization header', () => {
     const run = await runCli(['--base-url', server.url, '--out', out, ...flags], { OPENAI_API_KEY: KEY });
     expect(run.code, run.stderr).toBe(0);
     const files = await scan(out);
-    expect(Object.keys(files).sort()).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.json', 'trace.jsonl']);
+    expect(Object.keys(files).sort()).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);
     const everything = { ...files, stdout: run.stdout, stderr: run.stderr };
     for (const [name, text] of Object.entries(everything)) {
       expect(text.includes(KEY), name).toBe(false);

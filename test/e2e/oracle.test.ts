@@ -95,7 +95,7 @@ describe.each(apiProfiles)('profile %s', (name) => {
   it('exits as the verdicts say and writes all five files', async () => {
     const failing = gateResults(report).some((r) => r.outcome === 'failed' || r.outcome === 'errored');
     expect(run.code, run.stderr).toBe(failing ? 1 : 0);
-    for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har']) {
+    for (const f of ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har', 'report.html']) {
       expect((await readFile(join(out, f), 'utf8')).length, f).toBeGreaterThan(0);
     }
   });

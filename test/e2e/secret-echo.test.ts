@@ -124,7 +124,7 @@ describe('a server that echoes the secrets everywhere, at every context length f
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     const outputs: Record<string, string> = { ...(await filesIn(dir)), stdout: run.stdout, stderr: run.stderr };
     expect(Object.keys(outputs).map((k) => k.split('/').pop())).toEqual(
-      expect.arrayContaining(['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'baseline.json', 'summary.md', 'stdout', 'stderr']),
+      expect.arrayContaining(['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har', 'report.html', 'baseline.json', 'summary.md', 'stdout', 'stderr']),
     );
     for (const [name, text] of Object.entries(outputs)) {
       expect(leaks(text, KEY), name).toEqual([]);

@@ -41,3 +41,41 @@ export function sampleReport(): Report {
     calls: 3,
   };
 }
+
+const VERDICTS: ProbeResult['verdict'][] = ['honoured', 'ignored', 'rejected', 'accepted', 'pass', 'warn', 'fail', 'inconclusive', 'error'];
+
+/**
+ * A report of `models` × `probes` cells (probes in areas of ten), verdicts spread over all nine, each cell
+ * citing its own call `c{n}`: the size a person scanning a large gateway looks at.
+ */
+export function wideReport(models: number, probes: number): Report {
+  const base = sampleReport();
+  const probeList = Array.from({ length: probes }, (_, j) => ({
+    id: `area${Math.floor(j / 10)}.probe_${j}`,
+    area: `area${Math.floor(j / 10)}`,
+    kind: j % 2 === 0 ? ('capability' as const) : ('conformance' as const),
+    scope: 'model' as const,
+    requirement: `requirement of probe ${j}`,
+    cost: { requests: 1, maxTokens: 8 },
+  }));
+  const modelIds = Array.from({ length: models }, (_, i) => `vendor-${i % 7}/model-${i}`);
+  let n = 0;
+  const results = modelIds.flatMap((model, i) =>
+    probeList.map((p, j): ProbeResult => {
+      const verdict = VERDICTS[(i + j) % VERDICTS.length]!;
+      return {
+        model,
+        probe: p.id,
+        kind: p.kind,
+        verdict,
+        outcome: outcomeOf(verdict, verdict === 'error' ? 'upstream' : undefined).outcome,
+        observed: `cell ${i}×${j}: observed ${verdict}`,
+        evidence: [`c${++n}`],
+        findings: verdict === 'fail' ? [{ severity: 'fail', code: 'wide_fail', message: `model ${i} probe ${j} failed` }] : [],
+        durationMs: 3,
+        ...(verdict === 'error' ? { cause: 'upstream' as const, status: 503 } : {}),
+      };
+    }),
+  );
+  return { ...base, models: modelIds.map((id) => ({ id, listed: true })), probes: probeList, results, calls: n };
+}

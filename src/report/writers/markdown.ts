@@ -3,7 +3,7 @@ import type { ProbeResult, Report } from '../model.js';
 import { cellText, VERDICT_MARK } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
-import { shellQuote } from '../repro.js';
+import { REPRODUCIBLE, shellQuote } from '../repro.js';
 
 /**
  * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
@@ -49,9 +49,6 @@ function quotaSection(report: Report): string[] {
   }
   return [...out, '', ...(notes.length > 0 ? [...notes, ''] : [])];
 }
-
-/** The cells worth sending to whoever must fix them, with the commands that show them. */
-const REPRODUCIBLE = new Set(['fail', 'warn', 'ignored', 'rejected', 'error']);
 
 export function renderMatrix(report: Report): string {
   const s = summarise(report);

@@ -1,0 +1,202 @@
+import { existsSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { eachHarEntry, type HarEntryView } from '../har.js';
+import { ENDPOINT, type Report } from '../model.js';
+import { curlOf, REPRODUCIBLE, reproLine } from '../repro.js';
+import { VERDICT_TONE } from '../style.js';
+import { EVERY_PROBE } from '../view.js';
+import { PAGE_CSS, PAGE_JS } from './html-page.js';
+
+/**
+ * report.html: one self-contained page (no network: its Content-Security-Policy allows nothing but its own
+ * inline style and script) with the matrix, filters, search, each cell's evidence and the recorded
+ * exchanges, and per-model stream timings. Everything the page shows is data in `<script
+ * type="application/json">` blocks, escaped so no text of a server's can close them, and the page's script
+ * puts it in the document as text nodes only: a model id or an answer is never markup.
+ *
+ * The exchanges come from exchanges.har, read a line at a time and written out a batch at a time, so the
+ * page of a long run is never one string in memory.
+ */
+
+/** Characters of one body the page shows (exchanges.har keeps up to 64K). */
+export const PAGE_BODY_CHARS = 16 * 1024;
+/** Stream events the page shows per exchange, and characters of each. */
+export const PAGE_EVENTS = 200;
+export const PAGE_EVENT_CHARS = 2048;
+/** Upper edges (ms) of the chunk-gap histogram's buckets; the last bucket is everything above. */
+export const GAP_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
+/** Stream starts kept per model for its time-to-first-event chart. */
+const TTFT_KEPT = 200;
+/** Bytes gathered before a write. */
+const WRITE_BATCH = 256 * 1024;
+
+/**
+ * JSON for a `<script type="application/json">` block: redacted as JSON (where the redactor knows every
+ * encoding of a secret), then with `<`, `>` and `&` as \u escapes, so nothing in it can end the block or
+ * open markup.
+ */
+export function scriptJson(value: unknown, redact: (s: string) => string): string {
+  return redact(JSON.stringify(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** Escapes text for HTML content and attribute values (the few strings the page's head carries). */
+export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** One exchange as the page shows it: bodies and events capped for the page (the HAR has the record). */
+export interface PageExchange {
+  probe: string | undefined;
+  model: string | undefined;
+  method: string;
+  url: string;
+  status: number;
+  statusText: string | undefined;
+  ms: number;
+  /** Milliseconds to the first byte of the answer (the HAR's wait). */
+  wait: number | undefined;
+  requestHeaders: [string, string][];
+  request: string | undefined;
+  responseHeaders: [string, string][];
+  /** The body as recorded; for a stream, absent when its events are given. */
+  response: string | undefined;
+  /** A stream's events: [ms since the request, data]. */
+  events: [number, string][] | undefined;
+  cuts: string[];
+  error: string | undefined;
+  /** The curl command that sends it again, for the evidence of a cell worth reproducing. */
+  curl: string | undefined;
+}
+
+const capText = (text: string, max: number, what: string, cuts: string[]): string => {
+  if (text.length <= max) return text;
+  cuts.push(`report.html shows the first ${max} of the ${what}'s ${text.length} recorded characters; exchanges.har has them all`);
+  return text.slice(0, max);
+};
+
+/** A HAR entry as the page shows it. */
+export function pageExchange(e: HarEntryView, reproducible: boolean): PageExchange {
+  const cuts = [...(e._cuts ?? [])];
+  const events = e._events?.slice(0, PAGE_EVENTS).map((ev): [number, string] => [ev.at, ev.data.length > PAGE_EVENT_CHARS ? `${ev.data.slice(0, PAGE_EVENT_CHARS)}…` : ev.data]);
+  if (e._events && e._events.length > PAGE_EVENTS) cuts.push(`report.html shows the first ${PAGE_EVENTS} of the ${e._events.length} recorded events; exchanges.har has them all`);
+  const body = e.request.postData?.text;
+  return {
+    probe: e._probe,
+    model: e._model,
+    method: e.request.method,
+    url: e.request.url,
+    status: e.response.status,
+    statusText: e.response.statusText || undefined,
+    ms: e.time,
+    wait: e.timings?.wait,
+    requestHeaders: e.request.headers.map((h) => [h.name, h.value]),
+    request: body === undefined ? undefined : capText(body, PAGE_BODY_CHARS, 'request body', cuts),
+    responseHeaders: e.response.headers.map((h) => [h.name, h.value]),
+    response: events ? undefined : capText(e.response.content.text ?? '', PAGE_BODY_CHARS, 'response body', cuts),
+    events,
+    cuts,
+    error: e._error,
+    curl: reproducible ? curlOf(e) : undefined,
+  };
+}
+
+/** Per-model stream timings, gathered from the recorded streams: when the first event came, the gaps after. */
+export class StreamTimings {
+  private readonly byModel = new Map<string, { ttft: number[]; gaps: number[]; streams: number }>();
+
+  add(e: HarEntryView): void {
+    const events = e._events;
+    if (!e._model || !events || events.length === 0 || e.response.status < 200 || e.response.status > 299) return;
+    let m = this.byModel.get(e._model);
+    if (!m) this.byModel.set(e._model, (m = { ttft: [], gaps: new Array<number>(GAP_BUCKETS.length + 1).fill(0), streams: 0 }));
+    m.streams++;
+    if (m.ttft.length < TTFT_KEPT) m.ttft.push(Math.round(events[0]!.at));
+    for (let i = 1; i < events.length; i++) {
+      const gap = events[i]!.at - events[i - 1]!.at;
+      let b = GAP_BUCKETS.findIndex((edge) => gap < edge);
+      if (b < 0) b = GAP_BUCKETS.length;
+      m.gaps[b]!++;
+    }
+  }
+
+  toJSON(): Record<string, { ttft: number[]; gaps: number[]; streams: number }> {
+    return Object.fromEntries(this.byModel);
+  }
+}
+
+/** What the page's script reads: the report, with each cell worth reproducing given its command. */
+function pageData(report: Report, exchanges: boolean): unknown {
+  const repro = (verdict: string, evidence: readonly string[], model: string, probe: string) =>
+    REPRODUCIBLE.has(verdict) && evidence.length > 0 && exchanges ? reproLine(model, probe) : undefined;
+  return {
+    ...report,
+    endpoint: ENDPOINT,
+    everyProbe: EVERY_PROBE,
+    tones: VERDICT_TONE,
+    gapBuckets: GAP_BUCKETS,
+    exchangesRecorded: exchanges,
+    results: report.results.map((r) => ({ ...r, repro: repro(r.verdict, r.evidence, r.model, r.probe) })),
+    models: report.models.map((m) => (m.notRun ? { ...m, notRun: { ...m.notRun, repro: repro(m.notRun.verdict, m.notRun.evidence, m.id, EVERY_PROBE) } } : m)),
+  };
+}
+
+/**
+ * Writes report.html to `path`: the report (already through the output boundary), and the exchanges of
+ * `harPath` when the run recorded them. Every piece written passes `redact`, a whole entry at a time.
+ */
+export async function writeHtml(path: string, report: Report, harPath: string | undefined, redact: (s: string) => string): Promise<void> {
+  const file = await open(path, 'w');
+  let pending: string[] = [];
+  let size = 0;
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    size = 0;
+    await file.write(text, null, 'utf8');
+  };
+  // Each piece passes the redactor once more as written (the file as a whole, as every report does).
+  const put = async (piece: string) => {
+    pending.push(redact(piece));
+    size += piece.length;
+    if (size >= WRITE_BATCH) await flush();
+  };
+  try {
+    const title = `chatprobe · ${report.target.baseUrl}`;
+    await put(
+      [
+        '<!doctype html>',
+        '<html lang="en"><head><meta charset="utf-8">',
+        // Nothing leaves the page: no fetch, no image, no font, no frame; only its own inline style and script.
+        `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">`,
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        `<title>${escapeHtml(redact(title))}</title>`,
+        `<style>${PAGE_CSS}</style></head><body>`,
+        '<noscript><p>This report draws its matrix with JavaScript; matrix.md beside it has the same verdicts as text.</p></noscript>',
+        '<div id="app"></div>',
+      ].join('\n'),
+    );
+    // The evidence of cells worth reproducing gets its curl command.
+    const reproducible = new Set<string>();
+    for (const r of report.results) if (REPRODUCIBLE.has(r.verdict)) for (const id of r.evidence) reproducible.add(id);
+    for (const m of report.models) if (m.notRun && REPRODUCIBLE.has(m.notRun.verdict)) for (const id of m.notRun.evidence) reproducible.add(id);
+    const timings = new StreamTimings();
+    let recorded = false;
+    await put('\n<script type="application/json" id="exchanges-data">{');
+    // No exchanges.har (a merged report): the page says the exchanges were not recorded.
+    if (harPath && existsSync(harPath)) {
+      let first = true;
+      await eachHarEntry(harPath, async (e) => {
+        timings.add(e);
+        await put(`${first ? '' : ','}${scriptJson(e._callId, redact)}:${scriptJson(pageExchange(e, reproducible.has(e._callId)), redact)}`);
+        first = false;
+      });
+      recorded = true;
+    }
+    await put('}</script>\n');
+    await put(`<script type="application/json" id="timings-data">${scriptJson(timings, redact)}</script>\n`);
+    await put(`<script type="application/json" id="report-data">${scriptJson(pageData(report, recorded), redact)}</script>\n`);
+    await put(`<script>${PAGE_JS}</script>\n</body></html>\n`);
+    await flush();
+  } finally {
+    await file.close();
+  }
+}
