@@ -9,7 +9,7 @@ import { optionsOf, type FlagRow } from './flags.js';
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
 export const AUDIT_FLAGS = auditFlags as FlagRow[];
 
-export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes';
+export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes' | 'upstream' | 'passthrough';
 
 export interface CommandSpec {
   name: CommandName;
@@ -96,6 +96,28 @@ export const COMMANDS: readonly CommandSpec[] = [
       probe: { type: 'string', describe: 'The probe id' },
     },
     options: {},
+  },
+  {
+    name: 'upstream',
+    command: 'upstream',
+    describe: "Run chatprobe's recording upstream, to point one channel of a gateway at (for `passthrough`)",
+    options: {
+      port: { type: 'number', default: 0, describe: 'Port (0: a free one)' },
+      host: { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on (the gateway must reach it)' },
+      models: { type: 'string', default: 'chatprobe-upstream', describe: 'Model ids it lists at GET /v1/models, comma-separated' },
+    },
+  },
+  {
+    name: 'passthrough',
+    command: 'passthrough',
+    describe: 'Send requests through a gateway to chatprobe upstream and report, per field, what the gateway forwards, renames, changes, drops or adds, both ways',
+    options: {
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'baseline', 'updateBaseline', 'shard', 'billing', 'dryRun']),
+      models: { type: 'array', describe: 'The model name(s) the gateway routes to chatprobe upstream (required)' },
+      upstream: { type: 'string', demandOption: true, describe: 'Where chatprobe upstream listens, as chatprobe reaches it (http://HOST:PORT)' },
+      cases: { type: 'string', describe: 'Only these cases (ids after "passthrough.", comma-separated)' },
+    },
+    examples: [['chatprobe passthrough --upstream http://h:8788 --models m', 'what the gateway at --base-url does to requests and answers']],
   },
   {
     name: 'probes',

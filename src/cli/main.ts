@@ -12,6 +12,10 @@ import { oneLine } from '../boundary/text.js';
 
 type Args = Record<string, unknown>;
 
+/** A comma-separated flag as a list (undefined when not given). */
+const list = (v: unknown): string[] | undefined =>
+  v === undefined ? undefined : String(v).split(',').map((s) => s.trim()).filter(Boolean);
+
 /** Each command's code, imported when it runs. */
 const RUN: Record<CommandName, (args: Args) => Promise<number>> = {
   audit: async (args) => (await import('./audit.js')).auditCommand(pickFlags(AUDIT_FLAGS, args), process.env, args.config as string | undefined),
@@ -27,6 +31,9 @@ const RUN: Record<CommandName, (args: Args) => Promise<number>> = {
   compare: async (args) => (await import('./compare.js')).compareCommand(String(args.a), String(args.b), { json: args.json as boolean }),
   repro: async (args) => (await import('./repro.js')).reproCommand(String(args.report), String(args.model), String(args.probe)),
   probes: async (args) => (await import('./probes.js')).probesCommand(args.json as boolean),
+  upstream: async (args) => (await import('./upstream.js')).upstreamCommand({ port: args.port as number, host: args.host as string, models: list(args.models) ?? [] }),
+  passthrough: async (args) =>
+    (await import('./passthrough.js')).passthroughCommand(pickFlags(AUDIT_FLAGS, args), { upstream: String(args.upstream), cases: list(args.cases) }, process.env),
 };
 
 async function main(argv: string[]): Promise<number> {

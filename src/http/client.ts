@@ -32,6 +32,8 @@ export interface HttpRequest {
   /** `default` sends the configured key as a bearer token; `raw-key` sends it without the scheme; the auth
    *  probes send their own header or none. */
   auth?: 'default' | 'none' | 'raw-key' | { authorization: string };
+  /** Headers of this request alone, beside the client's own (the passthrough audit's marked header). */
+  headers?: Record<string, string>;
   /** Seconds to wait for the whole exchange, overriding the client's default. */
   timeoutMs?: number;
   /** Bytes read at most, overriding the client's default. */
@@ -167,7 +169,7 @@ export class HttpClient {
    * header the key fills is named by the variable it comes from, never holds it (the body is not built).
    */
   prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers };
+    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers, ...req.headers };
     const auth = req.auth ?? 'default';
     const key = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
     if (auth === 'default') {

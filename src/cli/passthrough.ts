@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { resolveOptions, secretsOf } from '../config/options.js';
+import { oneLine } from '../boundary/text.js';
+import { CannotTestError } from '../engine/errors.js';
+import { runPassthrough } from '../passthrough/run.js';
+import { HAR_FILE, HAR_LIMITS, harEntry, HarWriter } from '../report/har.js';
+import { judge } from '../report/judge.js';
+import { summarise } from '../report/summary.js';
+import { checkOutputs, writeReports } from '../report/write.js';
+import { painter, renderConsole } from '../report/writers/console.js';
+import { VERSION } from '../version.js';
+import { EXIT } from './exit.js';
+import { err, guardSecrets, out, terminalColumns } from './output.js';
+
+export interface PassthroughArgs {
+  upstream: string;
+  cases: string[] | undefined;
+}
+
+/**
+ * chatprobe passthrough: each case sent through the gateway to chatprobe upstream, what arrived compared
+ * with what was sent (and the upstream's scripted answers with what came back); reports as an audit writes.
+ */
+export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
+  let har: HarWriter | undefined;
+  try {
+    const options = resolveOptions(flags, env);
+    if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');
+    if (!/^https?:\/\/[^/]+/.test(args.upstream)) throw new CannotTestError(`invalid --upstream "${oneLine(args.upstream)}": give the address chatprobe upstream printed, e.g. http://127.0.0.1:8788`);
+    const boundary = guardSecrets(secretsOf(options));
+    await checkOutputs({ out: options.out });
+    har = new HarWriter(join(options.out, HAR_FILE), VERSION);
+    const recorder = har;
+    if (!options.quiet) err(`passthrough: ${options.models.length} model(s) through ${options.baseUrl} to chatprobe upstream at ${args.upstream}\n`);
+    const { report: raw, trace } = await runPassthrough(
+      {
+        baseUrl: options.baseUrl,
+        apiKey: options.apiKey,
+        headers: options.headers,
+        upstream: args.upstream,
+        models: options.models,
+        ...(args.cases ? { cases: args.cases } : {}),
+        timeoutMs: options.timeoutMs,
+        concurrency: options.concurrency,
+      },
+      { onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))) },
+    );
+    const report = judge(boundary.report(raw), undefined, undefined);
+    const harPath = har.close();
+    har = undefined;
+    const written = await writeReports(report, trace, options.out, boundary, harPath);
+    for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
+    if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
+    if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().join(', ')}\n`);
+    return written.failed.length > 0 ? EXIT.failed : summarise(report).exitCode;
+  } catch (e) {
+    if (e instanceof CannotTestError) {
+      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
+      return EXIT.cannotTest;
+    }
+    throw e;
+  } finally {
+    har?.abandon();
+  }
+}

@@ -1,0 +1,18 @@
+import { startUpstream } from '../passthrough/upstream.js';
+import { out } from './output.js';
+
+/** chatprobe upstream: the recording upstream a gateway's channel points at, until Ctrl-C. */
+export async function upstreamCommand(args: { port: number; host: string; models: string[] }): Promise<number> {
+  const up = await startUpstream({ port: args.port, host: args.host, models: args.models });
+  out(`chatprobe upstream: records what reaches it and answers as each passthrough case scripts\n`);
+  out(`channel base URL: ${up.url}/v1 (an OpenAI-type channel; any key)\n`);
+  out(`models: ${args.models.join(', ')} (name the channel's model the same, or any name the gateway maps to it)\n`);
+  out(`then: chatprobe passthrough --base-url GATEWAY/v1 --upstream ${up.url} --models ${args.models[0]}\n`);
+  out('press Ctrl-C to stop\n');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await up.close();
+  return 0;
+}

@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js';
+
+/**
+ * `chatprobe upstream`: an OpenAI-type upstream to point one channel of a gateway at. It records every
+ * request that reaches it (body, header names, header values with credentials left out) and answers as
+ * the passthrough case named by the request's marker scripts it, so `chatprobe passthrough` sees both ends.
+ * Its records are read at GET /_chatprobe/records?run=RUN[&case=CASE]; nothing else leaves it.
+ */
+
+/** Header values never recorded: the gateway's own credentials for its channel. */
+const CREDENTIAL = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|x-goog-api-key|anthropic-api-key)$|(secret|token|key)$/i;
+export const NOT_RECORDED = '[not recorded]';
+/** Records kept (the oldest go first), and body characters kept per record. */
+const KEPT = 5000;
+const BODY_CHARS = 256 * 1024;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface Upstream {
+  url: string;
+  records: UpstreamRecord[];
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  port?: number;
+  host?: string;
+  /** Model ids listed at GET /v1/models (a gateway's channel test may ask). */
+  models?: string[];
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size <= BODY_CHARS * 4) parts.push(d);
+    });
+    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+async function answer(res: ServerResponse, s: Scripted): Promise<void> {
+  if (s.kind === 'json') {
+    res.writeHead(s.status, { 'content-type': 'application/json', ...s.headers });
+    res.end(JSON.stringify(s.body));
+    return;
+  }
+  if (s.kind === 'text') {
+    res.writeHead(s.status, { 'content-type': s.contentType });
+    res.end(s.body);
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const [i, frame] of s.frames.entries()) {
+    if (res.destroyed) return;
+    // Content chunks go a gap apart, so a gateway that buffers shows it.
+    if (i > 0 && s.gapMs > 0 && frame.includes('"content":"') && !frame.includes('"content":""')) await sleep(s.gapMs);
+    res.write(frame);
+  }
+  res.end();
+}
+
+export async function startUpstream(options: UpstreamOptions = {}): Promise<Upstream> {
+  const records: UpstreamRecord[] = [];
+  let seq = 0;
+  const models = options.models?.length ? options.models : ['chatprobe-upstream'];
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://upstream');
+      if (req.method === 'GET' && url.pathname === '/_chatprobe/records') {
+        const run = url.searchParams.get('run');
+        const c = url.searchParams.get('case');
+        const found = records.filter((r) => r.run === run && (c === null || r.case === c));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ records: found }));
+        return;
+      }
+      if (req.method === 'GET' && /\/models$/.test(url.pathname)) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'chatprobe' })) }));
+        return;
+      }
+      const body = await readBody(req);
+      const marker = MARKER.exec(body);
+      const record: UpstreamRecord = {
+        seq: ++seq,
+        at: new Date().toISOString(),
+        method: req.method ?? '',
+        path: url.pathname,
+        run: marker?.[1],
+        case: marker?.[2],
+        headers: Object.entries(req.headers).map(([k, v]) => [k, CREDENTIAL.test(k) ? NOT_RECORDED : Array.isArray(v) ? v.join(', ') : (v ?? '')]),
+        body: body.slice(0, BODY_CHARS),
+      };
+      records.push(record);
+      if (records.length > KEPT) records.shift();
+      if (req.method !== 'POST' || !/\/chat\/completions$/.test(url.pathname)) {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `chatprobe upstream serves POST /v1/chat/completions, not ${req.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'not_found' } }));
+        return;
+      }
+      let json: { model?: unknown; stream?: unknown } = {};
+      try {
+        json = JSON.parse(body) as typeof json;
+      } catch {
+        // answered as a plain request
+      }
+      const model = typeof json.model === 'string' ? json.model : models[0]!;
+      await answer(res, answerOf(record.case, model, json.stream === true));
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host && options.host !== '0.0.0.0' && options.host !== '::' ? options.host : '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    records,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProbeResult, Report } from '../../src/report/model.js';
+import { runCli } from '../helpers/cli.js';
+import { startPortkey, type Gateway } from '../helpers/portkey.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// The key the client gives the gateway: Portkey forwards it to its provider, here chatprobe upstream.
+const KEY = 'sk-passthru-Vd82Lq0Zr5';
+
+/** `chatprobe upstream` as a user starts it; resolves with its address once it has printed it. */
+function startUpstreamCli(): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, 'upstream', '--port', '0', '--models', 'chatprobe-upstream'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /channel base URL: (http:\/\/[^\s]+)\/v1/.exec(out);
+      if (m) resolve({ child, url: m[1]! });
+    });
+    child.once('exit', (code) => reject(new Error(`chatprobe upstream exited (${code}): ${out}`)));
+  });
+}
+
+describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway 1.15.2)', () => {
+  let gateway: Gateway;
+  let upstream: { child: ChildProcess; url: string };
+  let out: string;
+  let run: Awaited<ReturnType<typeof runCli>>;
+  let report: Report;
+  const cell = (id: string): ProbeResult => report.results.find((r) => r.probe === `passthrough.${id}`)!;
+
+  beforeAll(async () => {
+    [gateway, upstream] = await Promise.all([startPortkey(), startUpstreamCli()]);
+    out = await tempDir();
+    // Portkey routes by header: the provider, and the upstream as its custom host.
+    run = await runCli(
+      ['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'chatprobe-upstream', '--header', 'x-portkey-provider: openai', '--header', `x-portkey-custom-host: ${upstream.url}/v1`, '--out', out],
+      { OPENAI_API_KEY: KEY },
+    );
+    report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+  });
+  afterAll(async () => {
+    upstream?.child.kill('SIGTERM');
+    await gateway?.close();
+  });
+
+  it('runs every case and exits 0 (findings, no failure)', () => {
+    expect(run.code, run.stderr).toBe(0);
+    expect(report.probes.every((p) => p.area === 'passthrough')).toBe(true);
+    expect(report.results).toHaveLength(report.probes.length);
+    expect(report.results.filter((r) => r.verdict === 'inconclusive' || r.verdict === 'error')).toEqual([]);
+  });
+
+  it('sees the values Portkey changes on the way: max_tokens -5 arrives as 0, temperature 5 as 2, top_p 2 as 1', () => {
+    expect(cell('out_of_range_max_tokens')).toMatchObject({ verdict: 'warn', observed: 'max_tokens changed on the way: sent -5, arrived 0' });
+    expect(cell('out_of_range_temperature')).toMatchObject({ verdict: 'warn', observed: 'temperature changed on the way: sent 5, arrived 2' });
+    expect(cell('out_of_range_top_p')).toMatchObject({ verdict: 'warn', observed: 'top_p changed on the way: sent 2, arrived 1' });
+    // Valid values and every parameter chatprobe probes pass through as sent.
+    for (const id of ['max_tokens', 'max_completion_tokens', 'temperature', 'seed', 'stop', 'logprobs', 'response_format_json_schema', 'tools', 'user', 'stream']) {
+      expect(cell(id).verdict, id).toBe('pass');
+    }
+  });
+
+  it('sees the unknown top-level field dropped and the developer role kept', () => {
+    expect(cell('unknown_field')).toMatchObject({ verdict: 'warn', observed: 'chatprobe_extension was dropped: the upstream recorded the request without it' });
+    expect(cell('role_developer')).toMatchObject({ verdict: 'pass', observed: 'forwarded unchanged: messages' });
+    expect(cell('model').verdict).toBe('pass');
+  });
+
+  it('sees upstream error bodies rewrapped, their statuses kept', () => {
+    const openai = cell('response_error_openai');
+    expect(openai.verdict).toBe('warn');
+    expect(openai.observed).toContain('error.message: "chatprobe upstream refuses this request" → "openai error: chatprobe upstream refuses this request"');
+    expect(openai.observed).toContain('provider: added "openai"');
+    expect(openai.findings.map((f) => f.code)).not.toContain('status_changed');
+    expect(cell('response_error_string').observed).toContain('"openai error: undefined"');
+    expect(cell('response_error_html').observed).toMatch(/the client got \{"html-message":/);
+    expect(cell('response_rate_limited').findings.map((f) => f.code)).toEqual(['reshaped']);
+  });
+
+  it('sees answers and streams pass back unchanged and unbuffered', () => {
+    for (const id of ['response_extra_fields', 'response_logprobs', 'response_reasoning', 'response_tool_calls', 'response_usage', 'response_finish_reason', 'stream_frames', 'stream_usage', 'stream_timing']) {
+      expect(cell(id).verdict, `${id}: ${cell(id).observed}`).toBe('pass');
+    }
+  });
+
+  it('writes every report, the key in none of them', async () => {
+    const files = (await readdir(out)).sort();
+    expect(files).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);
+    for (const f of files) expect((await readFile(join(out, f), 'utf8')).includes('Vd82Lq0Zr5'), f).toBe(false);
+    expect(run.stdout + run.stderr).not.toContain('Vd82Lq0Zr5');
+    expect(await readFile(join(out, 'matrix.md'), 'utf8')).toContain('`passthrough.out_of_range_temperature`');
+  });
+});
