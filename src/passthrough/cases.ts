@@ -52,8 +52,9 @@ export interface PassCase {
   requirement: string;
   /** The fields of the request beyond model, messages and the output limit (which a case may replace). */
   body?: Record<string, unknown>;
-  /** Messages before the marked user message. */
+  /** Messages before the marked user message, and after it. */
   history?: Record<string, unknown>[];
+  after?: Record<string, unknown>[];
   /** The marked message's content as parts instead of a string. */
   parts?: (marker: string) => unknown[];
   headers?: (marker: string) => Record<string, string>;
@@ -181,6 +182,7 @@ const PARAMETERS: PassCase[] = [
   field('top_p', { top_p: 0.9 }, 'top_p reaches the upstream as sent.'),
   field('seed', { seed: 42 }, 'seed reaches the upstream as sent.'),
   field('stop', { stop: ['chatprobe-stop'] }, 'stop reaches the upstream as sent.'),
+  field('stop_many', { stop: ['chatprobe-a', 'chatprobe-b', 'chatprobe-c', 'chatprobe-d'] }, 'Four stop strings reach the upstream as sent (none cut off).'),
   field('n', { n: 2 }, 'n reaches the upstream as sent.'),
   field('presence_penalty', { presence_penalty: 0.5 }, 'presence_penalty reaches the upstream as sent.'),
   field('frequency_penalty', { frequency_penalty: 0.5 }, 'frequency_penalty reaches the upstream as sent.'),
@@ -193,11 +195,18 @@ const PARAMETERS: PassCase[] = [
     'response_format with a json_schema reaches the upstream as sent.',
   ),
   field('tools', { tools: [WEATHER_TOOL], tool_choice: { type: 'function', function: { name: 'get_weather' } } }, 'tools and tool_choice reach the upstream as sent.'),
+  field('tool_choice_required', { tools: [WEATHER_TOOL], tool_choice: 'required' }, 'tool_choice "required" reaches the upstream as sent.'),
+  field('tool_choice_none', { tools: [WEATHER_TOOL], tool_choice: 'none' }, 'tool_choice "none" reaches the upstream as sent.'),
   field('parallel_tool_calls', { tools: [WEATHER_TOOL], parallel_tool_calls: false }, 'parallel_tool_calls reaches the upstream as sent.'),
   field('user', { user: 'chatprobe-user' }, 'user reaches the upstream as sent.'),
   field('metadata', { metadata: { chatprobe: 'passthrough' }, store: true }, 'metadata and store reach the upstream as sent.'),
   field('reasoning_effort', { reasoning_effort: 'low' }, 'reasoning_effort reaches the upstream as sent.'),
   field('stream', { stream: true, stream_options: { include_usage: true } }, 'stream and stream_options reach the upstream as sent.', VALID, { stream: true }),
+  field('stream_options_without_stream', { stream_options: { include_usage: true } }, 'stream_options without stream reaches the upstream as sent (or the gateway refuses it).', {
+    changed: 'fail',
+    dropped: 'warn',
+    refusedIsFine: true,
+  }),
 ];
 
 const OUT_OF_RANGE: PassCase[] = [
@@ -245,6 +254,16 @@ const ROLES: PassCase[] = [
       { role: 'user', content: 'Weather in Paris?' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_chatprobe_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
       { role: 'tool', tool_call_id: 'call_chatprobe_1', content: '{"temp_c":21}' },
+    ],
+  }),
+  messages('role_system_parts', 'A system message given as text parts reaches the upstream as parts.', { history: [{ role: 'system', content: [{ type: 'text', text: 'Answer briefly.' }] }] }),
+  messages('consecutive_user', 'Two user messages in a row reach the upstream as two (not merged).', { history: [{ role: 'user', content: 'First.' }] }),
+  messages('assistant_prefill', 'A final assistant message (a prefill) reaches the upstream after the user message.', { after: [{ role: 'assistant', content: 'ok' }] }),
+  messages('empty_content', 'A message with empty content reaches the upstream as sent.', { history: [{ role: 'user', content: '' }] }),
+  messages('reasoning_echo', 'An assistant message carrying its reasoning_content back (DeepSeek thinking mode) reaches the upstream with it.', {
+    history: [
+      { role: 'user', content: 'Say hello.' },
+      { role: 'assistant', content: 'Hello.', reasoning_content: 'The user wants a greeting.' },
     ],
   }),
   messages('name_field', 'A message with a name reaches the upstream with it.', { history: [{ role: 'user', name: 'chatprobe_user', content: 'Hello.' }] }),
@@ -567,7 +586,7 @@ export function requestOf(c: PassCase, model: string, marker: string): { body: R
   const last = { role: 'user', content: c.parts ? c.parts(marker) : text };
   const fields = c.body ?? {};
   const limit = 'max_tokens' in fields || 'max_completion_tokens' in fields ? {} : { max_tokens: LIMIT };
-  return { body: { model, messages: [...(c.history ?? []), last], ...limit, ...fields }, headers: c.headers?.(marker) ?? {} };
+  return { body: { model, messages: [...(c.history ?? []), last, ...(c.after ?? [])], ...limit, ...fields }, headers: c.headers?.(marker) ?? {} };
 }
 
 /** The upstream's answer to a case's request (a request with no known case gets the default). */

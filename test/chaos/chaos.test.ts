@@ -70,7 +70,8 @@ describe('an audit of a hostile server', () => {
       GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
     });
     files = await outputs(dir, run);
-    report = parseReport(files['reports/report.json'] ?? 'null');
+    if (files['reports/report.json'] === undefined) throw new Error(`no report.json (exit ${run.code}):\n${run.stderr.slice(-3000)}`);
+    report = parseReport(files['reports/report.json']);
   }, (MAX_DURATION_S + 60) * 1000);
   afterAll(() => server?.close());
 
