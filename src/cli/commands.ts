@@ -112,8 +112,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     command: 'passthrough',
     describe: 'Send requests through a gateway to chatprobe upstream and report, per field, what the gateway forwards, renames, changes, drops or adds, both ways',
     options: {
-      ...optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'baseline', 'updateBaseline', 'shard', 'billing', 'dryRun']),
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'shard', 'billing', 'dryRun']),
       models: { type: 'array', describe: 'The model name(s) the gateway routes to chatprobe upstream (required)' },
+      'update-baseline': { type: 'boolean', describe: 'Write the baseline file (--baseline, default chatprobe.passthrough.baseline.json) from this run' },
       upstream: { type: 'string', demandOption: true, describe: 'Where chatprobe upstream listens, as chatprobe reaches it (http://HOST:PORT)' },
       cases: { type: 'string', describe: 'Only these cases (ids after "passthrough.", comma-separated)' },
     },

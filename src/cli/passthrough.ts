@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { resolveOptions, secretsOf } from '../config/options.js';
 import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../engine/errors.js';
-import { runPassthrough } from '../passthrough/run.js';
+import { existsSync } from 'node:fs';
+import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
+import { baselineFrom, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { HAR_FILE, HAR_LIMITS, harEntry, HarWriter } from '../report/har.js';
 import { judge } from '../report/judge.js';
 import { summarise } from '../report/summary.js';
@@ -11,6 +13,9 @@ import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
 import { err, guardSecrets, out, terminalColumns } from './output.js';
+
+/** The baseline file a passthrough run rewrites when --update-baseline names none. */
+export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
 
 export interface PassthroughArgs {
   upstream: string;
@@ -28,7 +33,10 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');
     if (!/^https?:\/\/[^/]+/.test(args.upstream)) throw new CannotTestError(`invalid --upstream "${oneLine(args.upstream)}": give the address chatprobe upstream printed, e.g. http://127.0.0.1:8788`);
     const boundary = guardSecrets(secretsOf(options));
-    await checkOutputs({ out: options.out });
+    // A baseline gates a gateway's deploys as it gates an audit: fail only on what got worse.
+    const baselinePath = options.baseline ?? PASSTHROUGH_BASELINE;
+    await checkOutputs({ out: options.out, ...(options.updateBaseline ? { baseline: baselinePath } : {}) });
+    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, passthroughProbes().map((p) => p.id)) : undefined;
     har = new HarWriter(join(options.out, HAR_FILE), VERSION);
     const recorder = har;
     if (!options.quiet) err(`passthrough: ${options.models.length} model(s) through ${options.baseUrl} to chatprobe upstream at ${args.upstream}\n`);
@@ -45,7 +53,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       },
       { onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))) },
     );
-    const report = judge(boundary.report(raw), undefined, undefined);
+    const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const harPath = har.close();
     har = undefined;
     const written = await writeReports(report, trace, options.out, boundary, harPath);
@@ -53,7 +61,14 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().join(', ')}\n`);
-    return written.failed.length > 0 ? EXIT.failed : summarise(report).exitCode;
+    if (options.updateBaseline && !report.interrupted) {
+      await writeBaseline(baselinePath, baselineFrom(report, baseline));
+      if (!options.quiet) err(`baseline written: ${baselinePath}\n`);
+    }
+    if (written.failed.length > 0) return EXIT.failed;
+    const summary = summarise(report);
+    if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
+    return summary.exitCode;
   } catch (e) {
     if (e instanceof CannotTestError) {
       err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);

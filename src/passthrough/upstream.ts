@@ -94,7 +94,8 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
         run: marker?.[1],
         case: marker?.[2],
         headers: Object.entries(req.headers).map(([k, v]) => [k, CREDENTIAL.test(k) ? NOT_RECORDED : Array.isArray(v) ? v.join(', ') : (v ?? '')]),
-        body: body.slice(0, BODY_CHARS),
+        // A request without a marker is not chatprobe's (a misrouted user's): that it came is kept, not what it said.
+        body: marker ? body.slice(0, BODY_CHARS) : '',
       };
       records.push(record);
       if (records.length > KEPT) records.shift();

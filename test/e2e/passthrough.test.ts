@@ -93,6 +93,20 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     }
   });
 
+  it('gates on a baseline: written from one run, the next against it exits 0 with every cell as expected', async () => {
+    const dir = await tempDir();
+    const baseline = join(dir, 'pt.baseline.json');
+    const args = ['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'chatprobe-upstream', '--header', 'x-portkey-provider: openai', '--header', `x-portkey-custom-host: ${upstream.url}/v1`, '--quiet', '--baseline', baseline];
+    const write = await runCli([...args, '--out', join(dir, 'a'), '--update-baseline'], { OPENAI_API_KEY: KEY });
+    expect(write.code, write.stderr).toBe(0);
+    const stored = JSON.parse(await readFile(baseline, 'utf8')) as { cells: Record<string, Record<string, string>> };
+    expect(stored.cells['chatprobe-upstream']!['passthrough.out_of_range_temperature']).toBe('warn');
+    const again = await runCli([...args, '--out', join(dir, 'b')], { OPENAI_API_KEY: KEY });
+    expect(again.code, again.stderr).toBe(0);
+    const judged = JSON.parse(await readFile(join(dir, 'b', 'report.json'), 'utf8')) as Report;
+    expect(judged.results.every((r) => r.comparison === 'expected')).toBe(true);
+  });
+
   it('writes every report, the key in none of them', async () => {
     const files = (await readdir(out)).sort();
     expect(files).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);

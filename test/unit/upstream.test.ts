@@ -1,0 +1,43 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markerOf } from '../../src/passthrough/cases.js';
+import { NOT_RECORDED, startUpstream, type Upstream } from '../../src/passthrough/upstream.js';
+
+describe('chatprobe upstream', () => {
+  let up: Upstream;
+  beforeAll(async () => {
+    up = await startUpstream({ models: ['pt-model'] });
+  });
+  afterAll(() => up.close());
+
+  const post = async (body: unknown, headers: Record<string, string> = {}) => {
+    const res = await request(`${up.url}/v1/chat/completions`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json', ...headers } });
+    return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
+  };
+  const records = async (run: string) => ((await (await request(`${up.url}/_chatprobe/records?run=${run}`)).body.json()) as { records: { case: string; body: string; headers: [string, string][] }[] }).records;
+
+  it('files a marked request under its run and case, credentials not recorded, and answers as the case scripts', async () => {
+    const marker = markerOf('00112233aa', 'response_error_fastapi');
+    const answer = await post({ model: 'pt-model', messages: [{ role: 'user', content: marker }] }, { authorization: 'Bearer sk-channel-7Yt2', 'x-api-key': 'k-9q', 'x-trace': 't1' });
+    expect(answer.status).toBe(422);
+    expect(answer.json).toHaveProperty('detail');
+    const [r] = await records('00112233aa');
+    expect(r!.case).toBe('response_error_fastapi');
+    expect(JSON.parse(r!.body).messages[0].content).toBe(marker);
+    const headers = new Map(r!.headers);
+    expect(headers.get('authorization')).toBe(NOT_RECORDED);
+    expect(headers.get('x-api-key')).toBe(NOT_RECORDED);
+    expect(headers.get('x-trace')).toBe('t1');
+    expect(JSON.stringify(up.records)).not.toContain('sk-channel');
+    // Another run's records are not served.
+    expect(await records('ffffffffff')).toEqual([]);
+  });
+
+  it('keeps no body of a request without a marker (someone else’s, misrouted), and answers it plainly', async () => {
+    const before = up.records.length;
+    const answer = await post({ model: 'pt-model', messages: [{ role: 'user', content: 'a private prompt' }] });
+    expect(answer.status).toBe(200);
+    expect(up.records.length).toBe(before + 1);
+    expect(up.records.at(-1)).toMatchObject({ run: undefined, body: '' });
+  });
+});
