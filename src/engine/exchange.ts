@@ -27,8 +27,11 @@ export interface Exchange {
   bom: boolean;
   /** What chatprobe did not read of a hostile body (our cuts, said as ours). */
   cuts: string[];
-  /** We stopped reading at our cap of `cap` bytes: the rest of the body was never seen. */
+  /** We stopped reading at our cap of `cap` bytes: the rest of the body was never seen (or, with
+   *  `unparsed`, we read it and chose not to parse it). */
   truncated: boolean;
+  /** Why a body read whole was not parsed (our limit): then `truncated` is set too. */
+  unparsed?: string;
   cap: number;
   bytes: number;
   durationMs: number;
@@ -58,6 +61,33 @@ export interface StreamExchange extends Exchange {
   /** Gaps between consecutive content chunks, ms. */
   gapsMs: number[];
 }
+
+/** Nesting deeper than this is not parsed (a chat completion is a dozen levels deep). */
+export const MAX_JSON_DEPTH = 128;
+/** Bodies shorter than this cannot nest deep enough to matter, and are not scanned. */
+const DEPTH_CHECKED_CHARS = 16 * 1024;
+/** Characters of a (non-stream) body's text an exchange keeps once it is parsed. */
+export const KEPT_TEXT_CHARS = 64 * 1024;
+
+/** Whether JSON text nests deeper than `max` (brackets inside strings do not count). One pass, no parse. */
+export function jsonDepthOver(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true;
+    } else if (c === 93 || c === 125) depth--;
+  }
+  return false;
+}
+
+/** A string of its own: a slice of a large string would keep the large one alive. */
+const flatCopy = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
 /** Choices read from one body: n probes ask for 2 or 3. */
 export const MAX_CHOICES = 64;
@@ -156,8 +186,9 @@ export class StreamSink implements BodySink {
  * text, and whether that text is the body's first part only.
  */
 export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, sunk?: { text: string; cut: boolean }): Exchange {
-  const text = sunk?.text ?? bodyText(res.chunks);
-  const truncated = res.truncated || (sunk?.cut ?? false);
+  let text = sunk?.text ?? bodyText(res.chunks);
+  let truncated = res.truncated || (sunk?.cut ?? false);
+  let unparsed: string | undefined;
   const contentType = (res.headers['content-type'] ?? '').toLowerCase();
   let json: unknown;
   let parseError: string | undefined;
@@ -166,7 +197,13 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   const cuts: string[] = [];
   // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
   if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
-  else if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
+  else if (text.length > DEPTH_CHECKED_CHARS && jsonDepthOver(text, MAX_JSON_DEPTH)) {
+    // A million nested arrays are a hundred megabytes once parsed: such a body is not parsed at all, and
+    // that is our limit, never the server's failure.
+    truncated = true;
+    unparsed = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+    parseError = `${unparsed}: chatprobe does not parse it`;
+  } else if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
     try {
       json = JSON.parse(bom ? text.slice(1) : text);
     } catch (err) {
@@ -194,6 +231,12 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     errorMessage = `a redirect to ${res.headers.location ?? '(no Location)'}, not followed: chatprobe sends the key to the base URL's origin only; pass the final URL as --base-url`;
   }
   const cause = diagnose({ status, message: errorMessage, code: errorCode, transport: res.transport });
+  // What was read is judged; what is kept for the record and the probes that read text is its start: an
+  // answer held by a sampled set or a shared exchange is never megabytes of text (DESIGN: memory is flat).
+  if (text.length > KEPT_TEXT_CHARS && !sunk) {
+    cuts.push(`chatprobe kept the first ${KEPT_TEXT_CHARS} of the body's ${text.length} characters; ${truncated ? 'it read no further' : 'all of it was parsed and judged'}`);
+    text = flatCopy(text.slice(0, KEPT_TEXT_CHARS));
+  }
   return {
     callId,
     attempts: [callId],
@@ -209,6 +252,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     bom,
     cuts,
     truncated,
+    ...(unparsed ? { unparsed } : {}),
     cap: res.cap,
     bytes: res.bytes,
     durationMs: res.durationMs,

@@ -156,6 +156,7 @@ export function unjudgeable(x: Exchange, what: string): ProbeVerdict | undefined
 
 /** Our body cap, said as ours: the server is not blamed for what we chose not to read. */
 export function ourCut(x: Exchange): string {
+  if (x.unparsed) return `HTTP ${x.status ?? '—'} with ${x.unparsed}: chatprobe read it but does not parse it (its own limit), so nothing in it was judged`;
   const mib = (x.cap / 1024 / 1024).toFixed(x.cap % (1024 * 1024) === 0 ? 0 : 1);
   return `HTTP ${x.status ?? '—'} with more than ${mib} MiB: chatprobe stopped reading at its own cap, so the rest was not seen`;
 }

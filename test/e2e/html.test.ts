@@ -91,12 +91,14 @@ describe.skipIf(NO_BROWSER)('report.html in a headless browser', () => {
     await page.fill('#model', 'mid-stream');
     expect(await page.locator('th.model').allTextContents()).toEqual(['mid-stream-error']);
     await page.fill('#model', '');
-    await page.fill('#search', 'the stream is buffered');
-    expect(await shownIds(page)).toEqual(['streaming.buffered']);
-    expect(await page.locator('#matrix td.cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')))).toEqual([
-      'buffering · streaming.buffered: fail',
-      `${HOSTILE} · streaming.buffered: fail`,
-    ]);
+    // A search over what was seen: the words of one cell's observation find that cell alone (the first
+    // failing cell's own words; timing verdicts are left out, a loaded machine may make them inconclusive).
+    const target = report.results.find((r) => r.verdict === 'fail' && r.model === 'err-in-200')!;
+    await page.fill('#search', target.observed.slice(0, 60));
+    const found = await page.locator('#matrix td.cell').evaluateAll((tds) => tds.map((td) => td.getAttribute('title')));
+    expect(found).toContain(`err-in-200 · ${target.probe}: fail`);
+    const same = report.results.filter((r) => r.model !== '(endpoint)' && r.observed.toLowerCase().includes(target.observed.slice(0, 60).toLowerCase()));
+    expect(found).toHaveLength(same.length);
     await page.fill('#search', 'no such text anywhere');
     expect(await page.locator('#matrix-section .empty').textContent()).toBe('No cell matches the filters.');
     expect(problems).toEqual([]);
@@ -105,19 +107,22 @@ describe.skipIf(NO_BROWSER)('report.html in a headless browser', () => {
 
   it('opens a cell’s evidence: requirement, what was seen, findings, its repro command, the exchange with its stream events', async () => {
     const { page, problems } = await openFile(browser, join(out, 'report.html'));
-    await page.locator(cellSelector('buffering', 'streaming.buffered')).click();
+    // A stream that breaks off with an error event: a failure whatever the machine's load.
+    const cell = report.results.find((r) => r.model === 'mid-stream-error' && r.probe === 'streaming.error_in_band')!;
+    expect(cell.verdict).toBe('fail');
+    await page.locator(cellSelector('mid-stream-error', 'streaming.error_in_band')).click();
     const panel = page.locator('#panel');
-    await expect.poll(() => panel.isVisible()).toBe(true);
+    expect(await panel.isVisible()).toBe(true);
     const text = await panel.innerText();
-    expect(text).toContain('A stream delivers content as it is generated');
-    expect(text).toMatch(/the stream is buffered/);
-    expect(await panel.locator('pre.repro').textContent()).toBe("chatprobe repro . 'buffering' streaming.buffered");
-    const cell = report.results.find((r) => r.model === 'buffering' && r.probe === 'streaming.buffered')!;
+    expect(text).toContain(report.probes.find((p) => p.id === 'streaming.error_in_band')!.requirement);
+    expect(text).toContain(cell.observed);
+    expect(await panel.locator('pre.repro').textContent()).toBe("chatprobe repro . 'mid-stream-error' streaming.error_in_band");
     expect(await panel.locator('section.exchange').evaluateAll((s) => s.map((x) => x.getAttribute('data-call')))).toEqual(cell.evidence);
-    // The stream's events with their arrival times, all in the one burst the verdict names.
-    const at = await panel.locator('table.events tbody tr td:first-child').allTextContents();
-    expect(at.length).toBeGreaterThan(10);
-    expect(new Set(at.map((t) => Math.round(Number.parseFloat(t) / 50))).size).toBe(1);
+    // The stream's events with their arrival times, the error event among them.
+    const events = await panel.locator('table.events tbody tr td.data').allTextContents();
+    expect(events.length).toBeGreaterThan(1);
+    expect(events.some((d) => d.includes('"error"'))).toBe(true);
+    expect((await panel.locator('table.events tbody tr td:first-child').allTextContents()).every((t) => /^\d+(\.\d)? ms$/.test(t))).toBe(true);
     expect(await panel.locator('pre.request').first().textContent()).toContain('"stream": true');
     expect(await panel.locator('pre.curl').textContent()).toContain('-H "Authorization: Bearer $OPENAI_API_KEY"');
     await page.keyboard.press('Escape');
