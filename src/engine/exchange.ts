@@ -197,7 +197,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   const cuts: string[] = [];
   // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
   if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
-  else if (text.length > DEPTH_CHECKED_CHARS && jsonDepthOver(text, MAX_JSON_DEPTH)) {
+  else if (!req.deepJson && text.length > DEPTH_CHECKED_CHARS && jsonDepthOver(text, MAX_JSON_DEPTH)) {
     // A million nested arrays are a hundred megabytes once parsed: such a body is not parsed at all, and
     // that is our limit, never the server's failure.
     truncated = true;

@@ -115,7 +115,7 @@ async function discover(
   probes: readonly ProbeDefinition[],
   signal?: AbortSignal,
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
-  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES }, 'discovery', undefined);
+  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), probes, options);
   const metered = plan.probes.filter((p) => p.area === 'billing');
   if (metered.length === 0) return { listing, plan, billing: { off: 'no billing probe selected' } };

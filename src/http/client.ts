@@ -38,6 +38,9 @@ export interface HttpRequest {
   timeoutMs?: number;
   /** Bytes read at most, overriding the client's default. */
   maxBodyBytes?: number;
+  /** Parse a JSON answer however deep it nests: the model list, read once, whose deep values the output
+   *  boundary cuts. Other answers nested past MAX_JSON_DEPTH are read but not parsed (engine/exchange.ts). */
+  deepJson?: boolean;
   /** Reads a 2xx body as it arrives (a stream): then the whole body is read, whatever its length. */
   sink?: BodySink;
 }
