@@ -19,11 +19,14 @@ export const MIN_SECRET_LENGTH = 8;
  */
 export const FRAGMENT_LENGTH = 8;
 
-/** Headers whose values are secrets when a user passes them with --header. */
-const SECRET_HEADER = /auth|key|token|secret|cookie|session|password|credential|signature/i;
+/** Headers whose values are secrets when a user passes them with --header: a credential word anywhere in
+ *  the name, or a part of it that is a key (`x-api-key`, `apikey`, `Ocp-Apim-Subscription-Key`), but not
+ *  a word that merely ends in one (`x-portkey-custom-host` is an address). */
+const SECRET_WORD = /auth|token|secret|cookie|session|passw|credential|signature/i;
+const KEY_PART = /^(api|access|private|secret|subscription|master|admin|virtual|provider)?-?key$/i;
 
 export function isSecretHeader(name: string): boolean {
-  return SECRET_HEADER.test(name);
+  return SECRET_WORD.test(name) || name.split(/[-_.]/).some((part) => KEY_PART.test(part)) || /apikey/i.test(name);
 }
 
 export interface Secret {

@@ -28,6 +28,15 @@ export interface PassthroughArgs {
  */
 export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
+  // Ctrl-C or SIGTERM: the cases not yet sent are reported as not run, and the partial report is written.
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    err('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     const options = resolveOptions(flags, env);
     if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');
@@ -52,6 +61,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
         concurrency: options.concurrency,
       },
       { onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))) },
+      controller.signal,
     );
     const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const harPath = har.close();
@@ -61,11 +71,13 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().join(', ')}\n`);
-    if (options.updateBaseline && !report.interrupted) {
+    if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');
+    else if (options.updateBaseline) {
       await writeBaseline(baselinePath, baselineFrom(report, baseline));
       if (!options.quiet) err(`baseline written: ${baselinePath}\n`);
     }
     if (written.failed.length > 0) return EXIT.failed;
+    if (report.interrupted) return EXIT.interrupted;
     const summary = summarise(report);
     if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
     return summary.exitCode;
@@ -77,5 +89,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     throw e;
   } finally {
     har?.abandon();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }

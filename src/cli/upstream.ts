@@ -5,7 +5,8 @@ import { out } from './output.js';
 export async function upstreamCommand(args: { port: number; host: string; models: string[] }): Promise<number> {
   const up = await startUpstream({ port: args.port, host: args.host, models: args.models });
   out(`chatprobe upstream: records what reaches it and answers as each passthrough case scripts\n`);
-  out(`channel base URL: ${up.url}/v1 (an OpenAI-type channel; any key)\n`);
+  const everywhere = args.host === '0.0.0.0' || args.host === '::';
+  out(`channel base URL: ${up.url}/v1 (an OpenAI-type channel; any key)${everywhere ? ` — listening on every interface: give the gateway this machine's address as it reaches it, port ${new URL(up.url).port}` : ''}\n`);
   out(`models: ${args.models.join(', ')} (name the channel's model the same, or any name the gateway maps to it)\n`);
   out(`then: chatprobe passthrough --base-url GATEWAY/v1 --upstream ${up.url} --models ${args.models[0]}\n`);
   out('press Ctrl-C to stop\n');

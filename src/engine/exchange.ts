@@ -234,7 +234,8 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   // What was read is judged; what is kept for the record and the probes that read text is its start: an
   // answer held by a sampled set or a shared exchange is never megabytes of text (DESIGN: memory is flat).
   if (text.length > KEPT_TEXT_CHARS && !sunk) {
-    cuts.push(`chatprobe kept the first ${KEPT_TEXT_CHARS} of the body's ${text.length} characters; ${truncated ? 'it read no further' : 'all of it was parsed and judged'}`);
+    const rest = unparsed ? 'it read all of it and parsed none' : truncated ? 'it read no further' : json !== undefined ? 'all of it was parsed and judged' : 'all of it was read';
+    cuts.push(`chatprobe kept the first ${KEPT_TEXT_CHARS} of the body's ${text.length} characters; ${rest}`);
     text = flatCopy(text.slice(0, KEPT_TEXT_CHARS));
   }
   return {

@@ -1,6 +1,6 @@
 import type { Exchange, StreamExchange } from '../engine/exchange.js';
 import type { ProbeVerdict } from '../engine/probe.js';
-import { conformance, describeFailure, fail, inconclusive, note, warn } from '../engine/verdicts.js';
+import { conformance, describeFailure, fail, inconclusive, note, ourCut, warn } from '../engine/verdicts.js';
 import type { Finding } from '../report/model.js';
 import { addedKeys, at, differences, fateOf, type Json, keyOrder, type Path, pathText, sameJson, show } from './diff.js';
 
@@ -64,6 +64,19 @@ export interface PassCase {
   judge(ev: CaseEvidence): ProbeVerdict;
 }
 
+/** Statuses about a request as a whole (the key, the route, the rate), which say nothing of one field. */
+const WHOLE_REQUEST = new Set([401, 403, 404, 407, 408, 429]);
+
+/** Why an answer the gateway gave back cannot be compared with the upstream's, or undefined when it can. */
+function answerUnjudgeable(ev: CaseEvidence, what: string): ProbeVerdict | undefined {
+  if (ev.records.length === 0) return inconclusive(`the upstream never received the request (${describeFailure(ev.x)}): no ${what} of its to compare`);
+  if (ev.x.transport) return inconclusive(`the upstream answered, but no complete answer reached chatprobe (${describeFailure(ev.x)}): nothing to compare`);
+  if (ev.x.truncated) return inconclusive(`cannot compare the ${what}: ${ourCut(ev.x)}`);
+  return undefined;
+}
+const sentAgain = (ev: CaseEvidence): Finding[] =>
+  ev.records.length > 1 ? [warn('sent_again', `the upstream received this request ${ev.records.length} times: the gateway sent it again`)] : [];
+
 /** The output limit every request carries unless its case is about the limit itself. */
 export const LIMIT = 16;
 
@@ -113,6 +126,9 @@ function recorded(ev: CaseEvidence, refusedIsFine: boolean): { got: Record<strin
   const { x } = ev;
   if (ev.records.length === 0) {
     if (x.transport) return inconclusive(`the gateway gave no answer (${describeFailure(x)}) and the upstream recorded nothing`);
+    if (x.status !== undefined && WHOLE_REQUEST.has(x.status)) {
+      return inconclusive(`the gateway answered ${describeFailure(x)} and the upstream recorded nothing: that status is about the request as a whole (key, route, rate), not this field`);
+    }
     if (x.status !== undefined && x.status >= 400 && x.status < 500) {
       const said = `refused by the gateway itself: ${describeFailure(x)}, and the upstream never received the request`;
       const v = refusedIsFine ? conformance([note('refused_by_gateway', said)], said) : conformance([fail('refused_by_gateway', said)], '');
@@ -132,9 +148,11 @@ function recorded(ev: CaseEvidence, refusedIsFine: boolean): { got: Record<strin
   if (got === null || typeof got !== 'object' || Array.isArray(got)) return conformance([fail('not_json', `the upstream received ${show(got)}, not a JSON object`)], '');
   const findings: Finding[] = [];
   if (ev.records.length > 1) findings.push(warn('sent_again', `the upstream received this request ${ev.records.length} times: the gateway sent it again`));
-  const g = got as Record<string, unknown>;
-  if (!sameJson(ev.sent.model, g.model)) findings.push(fail('model_rewritten', `model: sent ${show(ev.sent.model)}, the upstream was asked for ${show(g.model)}`));
-  return { got: g, findings };
+  const where = ev.records[0]!;
+  if (where.method !== 'POST' || !where.path.endsWith('/chat/completions')) {
+    findings.push(fail('rerouted', `the upstream received ${where.method} ${where.path}, not POST …/chat/completions: the gateway turned the request into another API's`));
+  }
+  return { got: got as Record<string, unknown>, findings };
 }
 
 /** A verdict on what became of `paths` of the request. */
@@ -149,8 +167,10 @@ export function judgeFields(ev: CaseEvidence, paths: readonly Path[], policy: Po
     if (f.fate === 'unchanged') {
       seen.push(typeof f.value === 'object' && f.value !== null ? name : `${name} ${show(f.value)}`);
       findings.push(note('forwarded', `${name}: forwarded unchanged`));
+    } else if (f.fate === 'renamed' && f.changed) {
+      findings.push(finding(policy.changed, 'changed', `${name} arrived renamed to ${f.to}, its value changed: sent ${show(at(ev.sent, path))}, arrived ${show(f.value)}`));
     } else if (f.fate === 'renamed') {
-      findings.push(warn('renamed', `${name} arrived renamed to ${f.to}${f.changed ? `, its value changed: sent ${show(at(ev.sent, path))}, arrived ${show(f.value)}` : ''}`));
+      findings.push(warn('renamed', `${name} arrived renamed to ${f.to}`));
     } else if (f.fate === 'changed') {
       const detail = typeof f.from === 'object' && f.from !== null ? differences(f.from, f.value).slice(0, 4).join('; ') : `sent ${show(f.from)}, arrived ${show(f.value)}`;
       findings.push(finding(policy.changed, 'changed', `${name} changed on the way: ${detail}`));
@@ -292,7 +312,10 @@ const REQUEST_SHAPE: PassCase[] = [
     judge(ev) {
       const r = recorded(ev, false);
       if (!('got' in r)) return r;
-      return conformance(r.findings, `the upstream was asked for ${show(r.got.model)}, as sent`);
+      const findings = [...r.findings];
+      // Only here: a gateway that maps an alias to the channel's model rewrites it on every request.
+      if (!sameJson(ev.sent.model, r.got.model)) findings.push(fail('model_rewritten', `model: sent ${show(ev.sent.model)}, the upstream was asked for ${show(r.got.model)}`));
+      return conformance(findings, `the upstream was asked for ${show(r.got.model)}, as sent`);
     },
   },
   {
@@ -333,10 +356,11 @@ const REQUEST_SHAPE: PassCase[] = [
 
 /** A verdict on what the client received of a scripted JSON answer at `paths`. */
 export function judgeAnswer(ev: CaseEvidence, paths: readonly Path[], severity: Severity, ok: string): ProbeVerdict {
-  if (ev.records.length === 0) return inconclusive(`the upstream never received the request (${ev.x.transport ? describeFailure(ev.x) : `HTTP ${ev.x.status}`}): no answer of its to compare`);
+  const stop = answerUnjudgeable(ev, 'answer');
+  if (stop) return stop;
   const scripted = ev.scripted;
   if (scripted.kind !== 'json') return inconclusive('not a JSON answer');
-  const findings: Finding[] = [];
+  const findings: Finding[] = sentAgain(ev);
   if (ev.x.status !== scripted.status) findings.push(fail('status_changed', `the upstream answered HTTP ${scripted.status}, the client got ${describeFailure(ev.x)}`));
   const got = ev.x.json;
   if (got === null || typeof got !== 'object' || Array.isArray(got)) {
@@ -364,8 +388,9 @@ function errorCase(id: string, requirement: string, scripted: Exclude<Scripted, 
     requirement,
     respond: () => scripted,
     judge(ev) {
-      if (ev.records.length === 0) return inconclusive(`the upstream never received the request (${describeFailure(ev.x)}): no answer of its to compare`);
-      const findings: Finding[] = [];
+      const stop = answerUnjudgeable(ev, 'answer');
+      if (stop) return stop;
+      const findings: Finding[] = sentAgain(ev);
       if (ev.x.status !== scripted.status) findings.push(fail('status_changed', `the upstream answered HTTP ${scripted.status}, the client got ${describeFailure(ev.x)}`));
       const sentBody = scripted.body;
       const got = ev.x.json !== undefined ? ev.x.json : ev.x.text;
@@ -511,7 +536,8 @@ function scriptedStream(model: string): Scripted {
 
 /** What the client received of a scripted stream, against the frames the upstream sent. */
 export function judgeStream(ev: CaseEvidence, aspect: 'frames' | 'usage' | 'timing'): ProbeVerdict {
-  if (ev.records.length === 0) return inconclusive(`the upstream never received the request (${ev.x.transport ? describeFailure(ev.x) : `HTTP ${ev.x.status}`}): no stream of its to compare`);
+  const stop = answerUnjudgeable(ev, 'stream');
+  if (stop) return stop;
   if (ev.scripted.kind !== 'stream') return inconclusive('not a stream');
   const x = ev.x as StreamExchange;
   if (!x.ok) return conformance([fail('status_changed', `the upstream streamed HTTP 200, the client got ${describeFailure(x)}`)], '');
@@ -520,7 +546,7 @@ export function judgeStream(ev: CaseEvidence, aspect: 'frames' | 'usage' | 'timi
   const data = (fs: Frame[]) => fs.filter((f) => f.data !== undefined).map((f) => parse(f.data!));
   const sentData = data(sent);
   const gotData = data(got);
-  const findings: Finding[] = [];
+  const findings: Finding[] = sentAgain(ev);
   if (aspect === 'frames') {
     const comments = got.filter((f) => f.comment !== undefined).length;
     if (comments === 0) findings.push(note('comments_dropped', 'the stream’s comment line did not reach the client (harmless: clients skip comments)'));

@@ -65,10 +65,15 @@ export function fateOf(sent: Record<string, unknown>, received: Record<string, u
     const key = path[0];
     const fresh = (k: string) => !Object.hasOwn(sent, k) && received[k] !== undefined;
     for (const to of KNOWN_RENAMES[key] ?? []) if (fresh(to)) return { fate: 'renamed', to, value: received[to], changed: !sameJson(from, received[to]) };
-    for (const to of Object.keys(received)) if (fresh(to) && sameJson(from, received[to])) return { fate: 'renamed', to, value: received[to], changed: false };
+    // Any other new key holding the same value is a rename only when the value is distinctive: a `false` or
+    // a `2` that appears under a new key is as likely a default the gateway added beside a dropped field.
+    if (distinctive(from)) for (const to of Object.keys(received)) if (fresh(to) && sameJson(from, received[to])) return { fate: 'renamed', to, value: received[to], changed: false };
   }
   return { fate: 'dropped', from };
 }
+
+/** A value unlikely to appear under another key by coincidence: an object, an array, a string of 6 or more. */
+const distinctive = (v: unknown): boolean => (typeof v === 'object' && v !== null) || (typeof v === 'string' && v.length >= 6);
 
 /** Top-level keys `received` has that `sent` had not, leaving out those a rename of `sent`'s keys explains. */
 export function addedKeys(sent: Record<string, unknown>, received: Record<string, unknown>): string[] {

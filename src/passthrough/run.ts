@@ -3,6 +3,8 @@ import pLimit from 'p-limit';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
 import { CannotTestError } from '../engine/errors.js';
+import type { ProbeVerdict } from '../engine/probe.js';
+import { inconclusive } from '../engine/verdicts.js';
 import type { Exchange } from '../engine/exchange.js';
 import { HttpClient } from '../http/client.js';
 import type { RecordedCall } from '../report/har.js';
@@ -55,52 +57,85 @@ export async function checkUpstream(upstream: string, timeoutMs: number): Promis
  * Sends each case through the gateway, once per model, reads what the upstream recorded under its marker,
  * and judges it. The results are a report of their own: the `passthrough` area, one row per model.
  */
+/** The cases `ids` names (with or without the `passthrough.` prefix); an unknown id is refused with the list. */
+export function selectCases(ids: readonly string[] | undefined): PassCase[] {
+  if (!ids) return [...CASES];
+  const wanted = ids.map((id) => id.replace(/^passthrough\./, ''));
+  const unknown = wanted.filter((id) => !CASES.some((c) => c.id === id));
+  if (unknown.length > 0) throw new CannotTestError(`unknown passthrough case(s): ${unknown.join(', ')}`, `the cases: ${CASES.map((c) => c.id).join(', ')}`);
+  return CASES.filter((c) => wanted.includes(c.id));
+}
+
 export async function runPassthrough(options: PassthroughOptions, hooks: { onCall?(c: RecordedCall): void; onResult?(r: ProbeResult): void } = {}, signal?: AbortSignal): Promise<{ report: Report; trace: CallRecord[] }> {
-  const cases = options.cases ? CASES.filter((c) => options.cases!.includes(c.id)) : CASES;
-  if (cases.length === 0) throw new CannotTestError(`no passthrough case matches ${options.cases!.join(', ')}`, 'see `chatprobe passthrough --help` for the case ids');
+  const cases = selectCases(options.cases);
+  const models = [...new Set(options.models)];
   await checkUpstream(options.upstream, options.timeoutMs);
   const startedAt = new Date();
   const t0 = performance.now();
-  const run = randomBytes(5).toString('hex');
+  // A run id per model: the marker then names the case alone, which the upstream answers as scripted.
+  const runs = models.map(() => randomBytes(5).toString('hex'));
   const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
   const log = new CallLog(client, signal, { retries: 0, rpm: undefined, concurrency: options.concurrency }, 'c');
   log.onCall = hooks.onCall;
   const limit = pLimit(options.concurrency);
   const results: ProbeResult[] = [];
+  const one = async (c: PassCase, model: string, m: number): Promise<ProbeResult> => {
+    const probe = probeIdOf(c);
+    const t = performance.now();
+    if (signal?.aborted) {
+      return { model, probe, kind: 'conformance', verdict: 'error', cause: 'interrupted', outcome: outcomeOf('error', 'interrupted').outcome, observed: 'not run: the run was interrupted', evidence: [], findings: [], durationMs: 0 };
+    }
+    const marker = markerOf(runs[m]!, c.id);
+    const { body, headers } = requestOf(c, model, marker);
+    const req = { method: 'POST' as const, path: '/chat/completions', body, headers };
+    const x: Exchange = c.stream ? await log.stream(req, probe, model) : await log.send(req, probe, model);
+    let v: ProbeVerdict;
+    try {
+      const records = await recordsOf(options.upstream, runs[m]!, c.id, options.timeoutMs);
+      // The upstream answered for the model it was asked for: a gateway's alias does not change its script.
+      const asked = modelOf(records[0]?.body) ?? model;
+      v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, c.stream === true) });
+    } catch (e) {
+      v = inconclusive(`could not read chatprobe upstream's records at ${options.upstream}: ${(e as Error).message}`);
+    }
+    const { outcome } = outcomeOf(v.verdict, v.cause);
+    return {
+      model,
+      probe,
+      kind: 'conformance',
+      verdict: v.verdict,
+      outcome,
+      observed: v.observed,
+      evidence: x.attempts,
+      findings: v.findings ?? [],
+      durationMs: Math.round(performance.now() - t),
+      ...(v.cause ? { cause: v.cause } : {}),
+      ...(v.status !== undefined ? { status: v.status } : {}),
+      ...(v.message ? { message: v.message } : {}),
+    };
+  };
+  const done = (r: ProbeResult) => {
+    results.push(r);
+    hooks.onResult?.(r);
+  };
   try {
+    // One request first: a gateway that refuses the key or does not route the model stops the run here,
+    // with the reason, instead of failing every cell.
+    const first = await one(cases[0]!, models[0]!, 0);
+    const lastCall = log.trace.at(-1);
+    const status = lastCall?.status;
+    if (status === 401 || status === 403) throw new CannotTestError(`the gateway refused the key: ${lastCall!.error ?? `HTTP ${status}`}`, `pass a key the gateway accepts in $OPENAI_API_KEY (or --api-key-env)`);
+    if (status === 404) throw new CannotTestError(`the gateway answered 404 for model ${models[0]}: ${lastCall!.error ?? ''}`, 'is a channel routing this model name to chatprobe upstream? (--models names it as the gateway knows it)');
+    if (status === undefined && lastCall?.error) throw new CannotTestError(`no answer from the gateway at ${options.baseUrl}: ${lastCall.error}`, 'check --base-url');
+    done(first);
     await Promise.all(
-      options.models.flatMap((model, m) =>
-        cases.map((c) =>
-          limit(async () => {
-            if (signal?.aborted) return;
-            const probe = probeIdOf(c);
-            // A case id alone is not unique across models: the marker carries the model's place too.
-            const caseKey = options.models.length > 1 ? `${c.id}.m${m}` : c.id;
-            const marker = markerOf(run, caseKey);
-            const { body, headers } = requestOf(c, model, marker);
-            const req = { method: 'POST' as const, path: '/chat/completions', body, headers };
-            const t = performance.now();
-            const x: Exchange = c.stream ? await log.stream(req, probe, model) : await log.send(req, probe, model);
-            const records = await recordsOf(options.upstream, run, caseKey, options.timeoutMs);
-            const v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, model, c.stream === true) });
-            const { outcome } = outcomeOf(v.verdict, v.cause);
-            const r: ProbeResult = {
-              model,
-              probe,
-              kind: 'conformance',
-              verdict: v.verdict,
-              outcome,
-              observed: v.observed,
-              evidence: x.attempts,
-              findings: v.findings ?? [],
-              durationMs: Math.round(performance.now() - t),
-              ...(v.cause ? { cause: v.cause } : {}),
-              ...(v.status !== undefined ? { status: v.status } : {}),
-              ...(v.message ? { message: v.message } : {}),
-            };
-            results.push(r);
-            hooks.onResult?.(r);
-          }),
+      models.flatMap((model, m) =>
+        cases.map((c, i) =>
+          m === 0 && i === 0
+            ? Promise.resolve()
+            : limit(async () => {
+                done(await one(c, model, m));
+              }),
         ),
       ),
     );
@@ -108,7 +143,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     await client.close();
   }
   const order = new Map(cases.map((c, i) => [probeIdOf(c), i]));
-  const modelOrder = new Map(options.models.map((id, i) => [id, i]));
+  const modelOrder = new Map(models.map((id, i) => [id, i]));
   results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || order.get(a.probe)! - order.get(b.probe)!);
   const report: Report = {
     schemaVersion: SCHEMA_VERSION,
@@ -118,11 +153,22 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     finishedAt: new Date().toISOString(),
     durationMs: Math.round(performance.now() - t0),
     interrupted: signal?.aborted ?? false,
-    options: { concurrency: options.concurrency, timeoutMs: options.timeoutMs, modelFilter: options.models, probeFilter: cases.map(probeIdOf), strict: false, requireAuth: false, samples: 0 },
-    models: options.models.map((id) => ({ id, listed: true })),
+    options: { concurrency: options.concurrency, timeoutMs: options.timeoutMs, modelFilter: models, probeFilter: cases.map(probeIdOf), strict: false, requireAuth: false, samples: 0 },
+    models: models.map((id) => ({ id, listed: true })),
     probes: passthroughProbes().filter((p) => order.has(p.id)),
     results,
     calls: log.trace.length,
   };
   return { report, trace: log.trace };
 }
+
+/** The model a recorded body asked for. */
+function modelOf(body: string | undefined): string | undefined {
+  try {
+    const m = (JSON.parse(body ?? '') as { model?: unknown }).model;
+    return typeof m === 'string' ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+

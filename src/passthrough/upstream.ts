@@ -9,12 +9,19 @@ import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js
  * Its records are read at GET /_chatprobe/records?run=RUN[&case=CASE]; nothing else leaves it.
  */
 
-/** Header values never recorded: the gateway's own credentials for its channel. */
-const CREDENTIAL = /^(authorization|proxy-authorization|x-api-key|api-key|cookie|x-goog-api-key|anthropic-api-key)$|(secret|token|key)$/i;
+/**
+ * The only headers whose values are recorded: those that carry no credential by their nature. Every other
+ * header (the gateway's credentials for its channel under any name, a user's session) is recorded by name.
+ */
+const RECORDED_VALUES = new Set([
+  'host', 'content-type', 'content-length', 'accept', 'accept-encoding', 'accept-language', 'user-agent', 'connection',
+  'transfer-encoding', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'x-request-id',
+  'traceparent', 'sec-fetch-mode', 'x-chatprobe-marker',
+]);
 export const NOT_RECORDED = '[not recorded]';
-/** Records kept (the oldest go first), and body characters kept per record. */
-const KEPT = 5000;
-const BODY_CHARS = 256 * 1024;
+/** Records kept (the oldest go first), and body characters kept per record: at most about 128 MB. */
+const KEPT = 2000;
+const BODY_CHARS = 64 * 1024;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface Upstream {
@@ -93,8 +100,9 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
         path: url.pathname,
         run: marker?.[1],
         case: marker?.[2],
-        headers: Object.entries(req.headers).map(([k, v]) => [k, CREDENTIAL.test(k) ? NOT_RECORDED : Array.isArray(v) ? v.join(', ') : (v ?? '')]),
-        // A request without a marker is not chatprobe's (a misrouted user's): that it came is kept, not what it said.
+        // A request without a marker is not chatprobe's (a misrouted user's): that it came is kept, not what
+        // it said, nor any header value.
+        headers: Object.entries(req.headers).map(([k, v]) => [k, marker && RECORDED_VALUES.has(k) ? (Array.isArray(v) ? v.join(', ') : (v ?? '')) : NOT_RECORDED]),
         body: marker ? body.slice(0, BODY_CHARS) : '',
       };
       records.push(record);

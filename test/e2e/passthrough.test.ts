@@ -55,6 +55,9 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
 
   it('runs every case and exits 0 (findings, no failure)', () => {
     expect(run.code, run.stderr).toBe(0);
+    // Portkey's route headers are addresses and names, not secrets: nothing of them is redacted.
+    expect(report.target.baseUrl).toBe(gateway.url);
+    expect(run.stderr).not.toMatch(/REDACTED|too short/);
     expect(report.probes.every((p) => p.area === 'passthrough')).toBe(true);
     expect(report.results).toHaveLength(report.probes.length);
     expect(report.results.filter((r) => r.verdict === 'inconclusive' || r.verdict === 'error')).toEqual([]);
@@ -105,6 +108,24 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(again.code, again.stderr).toBe(0);
     const judged = JSON.parse(await readFile(join(dir, 'b', 'report.json'), 'utf8')) as Report;
     expect(judged.results.every((r) => r.comparison === 'expected')).toBe(true);
+  });
+
+  it('runs several model names apart (each its own run id), and refuses an unknown case naming them all', async () => {
+    const dir = await tempDir();
+    const route = ['--header', 'x-portkey-provider: openai', '--header', `x-portkey-custom-host: ${upstream.url}/v1`];
+    const two = await runCli(
+      ['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'chatprobe-upstream', 'second-name', '--cases', 'model,passthrough.max_tokens,response_usage,stream_usage,response_error_fastapi', ...route, '--out', dir, '--quiet'],
+      { OPENAI_API_KEY: KEY },
+    );
+    expect(two.code, two.stderr).toBe(0);
+    const r = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as Report;
+    expect(r.results.map((x) => `${x.model} ${x.probe} ${x.verdict}`)).toEqual(
+      ['chatprobe-upstream', 'second-name'].flatMap((m) => ['model', 'max_tokens', 'response_usage', 'response_error_fastapi', 'stream_usage'].map((c) => `${m} passthrough.${c} pass`)),
+    );
+    const typo = await runCli(['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'm', '--cases', 'max_tokens,temprature', '--out', dir], { OPENAI_API_KEY: KEY });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('unknown passthrough case(s): temprature');
+    expect(typo.stderr).toContain('the cases: model, defaults, extra_header, max_tokens');
   });
 
   it('writes every report, the key in none of them', async () => {

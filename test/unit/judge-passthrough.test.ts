@@ -40,8 +40,12 @@ describe('passthrough diffs', () => {
     expect(fateOf({ max_tokens: 16 }, { max_completion_tokens: 16 }, ['max_tokens'])).toMatchObject({ fate: 'renamed', to: 'max_completion_tokens', changed: false });
     expect(fateOf({ max_tokens: -5 }, { max_completion_tokens: 0 }, ['max_tokens'])).toMatchObject({ fate: 'renamed', to: 'max_completion_tokens', changed: true });
     expect(fateOf({ seed: 7 }, { random_seed: 7 }, ['seed'])).toMatchObject({ fate: 'renamed', to: 'random_seed' });
-    expect(fateOf({ odd: 'v' }, { other: 'v' }, ['odd'])).toMatchObject({ fate: 'renamed', to: 'other' });
-    expect(fateOf({ odd: 'v' }, { other: 'w' }, ['odd'])).toEqual({ fate: 'dropped', from: 'v' });
+    expect(fateOf({ odd: 'value-1' }, { other: 'value-1' }, ['odd'])).toMatchObject({ fate: 'renamed', to: 'other' });
+    expect(fateOf({ odd: 'value-1' }, { other: 'value-2' }, ['odd'])).toEqual({ fate: 'dropped', from: 'value-1' });
+    // Trap: a plain false or 2 under a new key is as likely a default the gateway added beside a dropped field.
+    expect(fateOf({ parallel_tool_calls: false }, { stream: false }, ['parallel_tool_calls'])).toEqual({ fate: 'dropped', from: false });
+    expect(fateOf({ n: 2 }, { top_k: 2 }, ['n'])).toEqual({ fate: 'dropped', from: 2 });
+    expect(addedKeys({ n: 2 }, { top_k: 2 })).toEqual(['top_k']);
     expect(addedKeys({ max_tokens: 1 }, { max_completion_tokens: 1, stream: false })).toEqual(['stream']);
     expect(differences({ messages: [{ role: 'developer', content: 'x' }] }, { messages: [{ role: 'system', content: 'x' }] })).toEqual(['messages[0].role: "developer" → "system"']);
   });
@@ -69,6 +73,8 @@ describe('passthrough judgements, request direction', () => {
     const elsewhere = judge('seed', evidence('seed', undefined));
     expect(elsewhere.findings?.[0]?.code).toBe('answered_elsewhere');
     expect(judge('seed', evidence('seed', undefined, exchange(502, 'bad gateway'))).verdict).toBe('inconclusive');
+    // A 401, 404 or 429 is about the whole request (key, route, rate), not the field: never "refused".
+    for (const status of [401, 403, 404, 429]) expect(judge('temperature', evidence('temperature', undefined, exchange(status, { error: { message: 'no' } }))).verdict, String(status)).toBe('inconclusive');
     expect(judge('seed', evidence('seed', undefined, exchange(undefined))).verdict).toBe('inconclusive');
     const dropped = judge('seed', evidence('seed', ({ seed: _s, ...rest }) => rest));
     expect(dropped).toMatchObject({ verdict: 'fail', observed: 'seed was dropped: the upstream recorded the request without it' });
@@ -76,6 +82,16 @@ describe('passthrough judgements, request direction', () => {
 
   it('names renames, a model rewritten, a request sent twice, and messages reshaped', () => {
     expect(judge('max_tokens', evidence('max_tokens', ({ max_tokens, ...r }) => ({ ...r, max_completion_tokens: max_tokens })))).toMatchObject({ verdict: 'warn', observed: 'max_tokens arrived renamed to max_completion_tokens' });
+    // Renamed with another value is a changed value: a failure for a valid one.
+    expect(judge('max_tokens', evidence('max_tokens', ({ max_tokens: _m, ...r }) => ({ ...r, max_completion_tokens: 4096 })))).toMatchObject({
+      verdict: 'fail',
+      observed: 'max_tokens arrived renamed to max_completion_tokens, its value changed: sent 16, arrived 4096',
+    });
+    // A model alias the gateway maps is the model case's finding alone, not every cell's.
+    expect(judge('seed', evidence('seed', (s) => ({ ...s, model: 'alias-target' }))).verdict).toBe('pass');
+    const elsewhere = evidence('seed', (s) => s);
+    elsewhere.records[0]!.path = '/v1/responses';
+    expect(judge('seed', elsewhere).findings?.map((f) => f.code)).toEqual(['rerouted', 'forwarded']);
     const model = judge('model', evidence('model', (s) => ({ ...s, model: 'cheaper-model' })));
     expect(model).toMatchObject({ verdict: 'fail', observed: 'model: sent "m", the upstream was asked for "cheaper-model"' });
     const ev = evidence('seed', (s) => s);
@@ -107,6 +123,14 @@ describe('passthrough judgements, response direction', () => {
     const reasoning = structuredClone(scripted('response_reasoning').body) as { choices: { message: Record<string, unknown> }[] };
     delete reasoning.choices[0]!.message.reasoning_content;
     expect(judge('response_reasoning', evidence('response_reasoning', (s) => s, exchange(200, reasoning)))).toMatchObject({ verdict: 'warn', observed: 'choices[0].message.reasoning_content was dropped: the upstream sent it, the client did not receive it' });
+  });
+
+  it('trap: an answer chatprobe did not get whole, or cut itself, is inconclusive, never the gateway’s change', () => {
+    const usage = scripted('response_usage');
+    expect(judge('response_usage', evidence('response_usage', (s) => s, exchange(undefined))).verdict).toBe('inconclusive');
+    expect(judge('response_usage', evidence('response_usage', (s) => s, exchange(200, usage.body, { truncated: true }))).verdict).toBe('inconclusive');
+    expect(judge('response_error_openai', evidence('response_error_openai', (s) => s, exchange(undefined))).verdict).toBe('inconclusive');
+    expect(judge('stream_frames', evidence('stream_frames', (s) => s, exchange(undefined))).verdict).toBe('inconclusive');
   });
 
   it('fails a status changed on the way back, and calls a rewritten error body a finding', () => {

@@ -33,6 +33,12 @@ describe('resolveOptions', () => {
     expect(o.headers).toEqual({ 'x-route': 'blue', 'x-api-key': 's3cret' });
     expect(o.secrets).toEqual([{ value: 's3cret', label: 'the value of --header X-Api-Key' }]);
     expect(failure({ baseUrl: 'http://h/v1', header: ['no colon'] })).toContain('expected "Name: value"');
+    // A key part of the name is a secret; a word that merely ends in "key" is not (Portkey's route headers).
+    const secretOf = (h: string) => resolve({ baseUrl: 'http://h/v1', header: [h] }).secrets.length === 1;
+    for (const h of ['Ocp-Apim-Subscription-Key: a1b2c3d4e5', 'x-portkey-api-key: a1b2c3d4e5', 'x-portkey-virtual-key: a1b2c3d4e5', 'apikey: a1b2c3d4e5', 'x-session-auth: a1b2c3d4e5', 'cf-aig-authorization: a1b2c3d4e5', 'x-password: a1b2c3d4e5']) {
+      expect(secretOf(h), h).toBe(true);
+    }
+    for (const h of ['x-portkey-custom-host: http://127.0.0.1:9/v1', 'x-portkey-provider: openai', 'x-route: blue']) expect(secretOf(h), h).toBe(false);
     expect(failure({ baseUrl: 'http://h/v1', header: ['Authorization: Bearer x'] })).toContain('--api-key-env');
   });
 

@@ -18,7 +18,7 @@ describe('chatprobe upstream', () => {
 
   it('files a marked request under its run and case, credentials not recorded, and answers as the case scripts', async () => {
     const marker = markerOf('00112233aa', 'response_error_fastapi');
-    const answer = await post({ model: 'pt-model', messages: [{ role: 'user', content: marker }] }, { authorization: 'Bearer sk-channel-7Yt2', 'x-api-key': 'k-9q', 'x-trace': 't1' });
+    const answer = await post({ model: 'pt-model', messages: [{ role: 'user', content: marker }] }, { authorization: 'Bearer sk-channel-7Yt2', 'x-api-key': 'k-9q', 'x-custom-authorization': 'c-8w', 'x-forwarded-for': '10.1.2.3' });
     expect(answer.status).toBe(422);
     expect(answer.json).toHaveProperty('detail');
     const [r] = await records('00112233aa');
@@ -27,8 +27,10 @@ describe('chatprobe upstream', () => {
     const headers = new Map(r!.headers);
     expect(headers.get('authorization')).toBe(NOT_RECORDED);
     expect(headers.get('x-api-key')).toBe(NOT_RECORDED);
-    expect(headers.get('x-trace')).toBe('t1');
-    expect(JSON.stringify(up.records)).not.toContain('sk-channel');
+    // Values are kept only for headers that carry no credential by their nature: any other name, by name.
+    expect(headers.get('x-custom-authorization')).toBe(NOT_RECORDED);
+    expect(headers.get('x-forwarded-for')).toBe('10.1.2.3');
+    for (const s of ['sk-channel', 'k-9q', 'c-8w']) expect(JSON.stringify(up.records)).not.toContain(s);
     // Another run's records are not served.
     expect(await records('ffffffffff')).toEqual([]);
   });
@@ -39,5 +41,6 @@ describe('chatprobe upstream', () => {
     expect(answer.status).toBe(200);
     expect(up.records.length).toBe(before + 1);
     expect(up.records.at(-1)).toMatchObject({ run: undefined, body: '' });
+    expect(up.records.at(-1)!.headers.every(([, v]) => v === NOT_RECORDED)).toBe(true);
   });
 });

@@ -314,7 +314,7 @@ export const PAGE_JS = String.raw`
     return svg;
   }
   function exchangeView(id) {
-    var e = X[id];
+    var e = Object.prototype.hasOwnProperty.call(X, id) ? X[id] : null;
     if (!e) return h('p', { cls: 'empty', text: id + ': ' + (R.exchangesRecorded ? 'not in exchanges.har' : 'exchanges were not recorded in this report') });
     var answer = e.status ? 'HTTP ' + e.status : (e.statusText || e.error || 'no answer');
     var path = e.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
@@ -396,7 +396,7 @@ export const PAGE_JS = String.raw`
 
   // ---- per-model stream timings ----
   function timingsSection() {
-    var names = models.map(function (m) { return m.id; }).filter(function (id) { return T[id]; });
+    var names = models.map(function (m) { return m.id; }).filter(function (id) { return Object.prototype.hasOwnProperty.call(T, id); });
     var box = h('section', { id: 'timings' }, [h('h2', { text: 'Stream timings' })]);
     if (names.length === 0) { box.appendChild(h('p', { cls: 'empty', text: 'No stream was recorded.' })); return box; }
     var maxTtft = 1;
