@@ -182,6 +182,29 @@ function wideCall(id: string, model: string, probe: string, i: number): Recorded
   };
 }
 
+describe.skipIf(NO_BROWSER)('report.html with ids that are names of built-in properties', () => {
+  it('draws a model named constructor or __proto__ like any other', async () => {
+    const report = wideReport(3, 4);
+    const ids = ['constructor', '__proto__', 'toString'];
+    report.models = report.models.map((m, i) => ({ ...m, id: ids[i]! }));
+    report.results = report.results.map((r) => ({ ...r, model: ids[report.models.findIndex((_, i) => r.model === `vendor-${i % 7}/model-${i}`)]! }));
+    const dir = await tempDir();
+    const har = new HarWriter(join(dir, 'exchanges.har'), 'test');
+    report.results.forEach((r, i) => har.add(JSON.stringify(harEntry(wideCall(r.evidence[0]!, r.model, r.probe, i)))));
+    await writeHtml(join(dir, 'report.html'), report, har.close(), (s) => s);
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openFile(browser, join(dir, 'report.html'));
+      expect(await page.locator('#matrix td.cell').count()).toBe(12);
+      expect(await page.locator('th.model span').allTextContents()).toEqual(ids);
+      expect(await page.locator('#timings th').allTextContents()).toEqual(expect.arrayContaining(['constructor']));
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
 describe.skipIf(NO_BROWSER)('report.html at 50 models × 80 probes', () => {
   let browser: Browser;
   let file: string;
