@@ -3,7 +3,6 @@ import { appendFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
-import { CannotTestError } from '../engine/errors.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
 import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { judge } from '../report/judge.js';
@@ -21,7 +20,7 @@ import { painter, progressLine, renderConsole, RowProgress } from '../report/wri
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
-import { command, err, guardSecrets, out, progress, terminalColumns } from './output.js';
+import { command, err, guardSecrets, out, progress, terminalColumns, cannotTest } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -160,11 +159,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
     return summary.exitCode;
   } catch (e) {
-    if (e instanceof CannotTestError) {
-      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
-      return EXIT.cannotTest;
-    }
-    throw e;
+    return cannotTest(e);
   } finally {
     // A run that never started leaves no half-written file.
     har?.abandon();
@@ -178,11 +173,7 @@ export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.P
   try {
     options = resolveOptions(flags, env, loadConfig(configPath).config);
   } catch (e) {
-    if (e instanceof CannotTestError) {
-      err(`chatprobe: ${e.message}\n${e.advice ? `hint: ${e.advice}\n` : ''}`);
-      return EXIT.cannotTest;
-    }
-    throw e;
+    return cannotTest(e);
   }
   return auditWith(options, env);
 }

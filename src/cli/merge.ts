@@ -2,7 +2,6 @@ import { Boundary } from '../boundary/boundary.js';
 import { loadBaseline } from '../report/baseline.js';
 import { judge } from '../report/judge.js';
 import { PROBES } from '../../suites/index.js';
-import { oneLine } from '../boundary/text.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
 import { ensureDir, writeReports } from '../report/write.js';
@@ -10,10 +9,9 @@ import { eachHarEntry, HAR_FILE, HarWriter } from '../report/har.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { painter, renderConsole } from '../report/writers/console.js';
-import { CannotTestError } from '../engine/errors.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
-import { err, out, terminalColumns } from './output.js';
+import { err, out, terminalColumns, cannotTest } from './output.js';
 
 /** The exchanges.har of each folder that has one, as one file in `out`; undefined when none has. */
 async function mergeHars(dirs: readonly string[], out: string): Promise<string | undefined> {
@@ -52,10 +50,6 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     if (written.failed.length > 0) return EXIT.failed;
     return summarise(report).exitCode;
   } catch (e) {
-    if (e instanceof CannotTestError) {
-      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
-      return EXIT.cannotTest;
-    }
-    throw e;
+    return cannotTest(e);
   }
 }

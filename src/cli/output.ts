@@ -1,5 +1,8 @@
 import { Boundary } from '../boundary/boundary.js';
 import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
+import { oneLine } from '../boundary/text.js';
+import { CannotTestError } from '../engine/errors.js';
+import { EXIT } from './exit.js';
 
 /**
  * stdout and stderr, through the output boundary: secrets removed, stray control characters shown, no
@@ -62,4 +65,20 @@ export function guardSecrets(secrets: Iterable<Secret>): Boundary {
     );
   }
   return b;
+}
+
+/** A CannotTestError said on stderr (with its hint) as exit 2, the code every command gives it; anything
+ *  else is thrown on. */
+export function cannotTest(e: unknown): number {
+  if (!(e instanceof CannotTestError)) throw e;
+  err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
+  return EXIT.cannotTest;
+}
+
+/** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
+export function untilStopped(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 }

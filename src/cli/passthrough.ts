@@ -12,7 +12,7 @@ import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
-import { err, guardSecrets, out, terminalColumns } from './output.js';
+import { err, guardSecrets, out, terminalColumns, cannotTest } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -82,11 +82,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
     return summary.exitCode;
   } catch (e) {
-    if (e instanceof CannotTestError) {
-      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
-      return EXIT.cannotTest;
-    }
-    throw e;
+    return cannotTest(e);
   } finally {
     har?.abandon();
     process.off('SIGINT', onSignal);

@@ -7,7 +7,7 @@ import { HAR_FILE } from '../report/har.js';
 import { readReport, reportFile } from '../report/read.js';
 import { findCell, renderRepro, type HarRequestView } from '../report/repro.js';
 import { EXIT } from './exit.js';
-import { err, out } from './output.js';
+import { err, out, cannotTest } from './output.js';
 
 /** chatprobe repro REPORT MODEL PROBE: the curl commands of a cell's evidence, from exchanges.har. */
 export async function reproCommand(path: string, model: string, probe: string): Promise<number> {
@@ -29,10 +29,6 @@ export async function reproCommand(path: string, model: string, probe: string): 
     out(renderRepro(report, cell, entries));
     return EXIT.ok;
   } catch (e) {
-    if (e instanceof CannotTestError) {
-      err(`chatprobe: ${oneLine(e.message)}\n${e.advice ? `hint: ${oneLine(e.advice)}\n` : ''}`);
-      return EXIT.cannotTest;
-    }
-    throw e;
+    return cannotTest(e);
   }
 }

@@ -1,6 +1,6 @@
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
-import { out } from './output.js';
+import { out, untilStopped } from './output.js';
 
 export async function serveCommand(args: { profile: string; port: number; host: string; apiKeyEnv?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
   const profile = loadProfile(args.profile);
@@ -12,10 +12,7 @@ export async function serveCommand(args: { profile: string; port: number; host: 
   out(`models: ${profile.models.filter((m) => m.listed).map((m) => m.id).join(', ')}\n`);
   out(`auth: ${apiKey ? `the key in $${args.apiKeyEnv}` : 'any bearer token'}\n`);
   out('press Ctrl-C to stop\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   await server.close();
   return 0;
 }

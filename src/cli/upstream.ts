@@ -1,5 +1,5 @@
 import { startUpstream } from '../passthrough/upstream.js';
-import { out } from './output.js';
+import { out, untilStopped } from './output.js';
 
 /** chatprobe upstream: the recording upstream a gateway's channel points at, until Ctrl-C. */
 export async function upstreamCommand(args: { port: number; host: string; models: string[] }): Promise<number> {
@@ -10,10 +10,7 @@ export async function upstreamCommand(args: { port: number; host: string; models
   out(`models: ${args.models.join(', ')} (name the channel's model the same, or any name the gateway maps to it)\n`);
   out(`then: chatprobe passthrough --base-url GATEWAY/v1 --upstream ${up.url} --models ${args.models[0]}\n`);
   out('press Ctrl-C to stop\n');
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   await up.close();
   return 0;
 }
