@@ -67,7 +67,7 @@ export function judgeOutOfRange(tries: readonly OutOfRangeTry[]): ProbeVerdict {
       continue;
     }
     if (x.truncated) {
-      untested.push(`${what} (the answer passed chatprobe's own cap)`);
+      untested.push(`${what} (${x.unparsed ? `${x.unparsed}: chatprobe did not parse it` : "the answer passed chatprobe's own cap"})`);
       continue;
     }
     const status = x.status ?? 0;
