@@ -82,13 +82,25 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const one = async (c: PassCase, model: string, m: number): Promise<ProbeResult> => {
     const probe = probeIdOf(c);
     const t = performance.now();
-    if (signal?.aborted) {
-      return { model, probe, kind: 'conformance', verdict: 'error', cause: 'interrupted', outcome: outcomeOf('error', 'interrupted').outcome, observed: 'not run: the run was interrupted', evidence: [], findings: [], durationMs: 0 };
-    }
+    const interrupted = (evidence: string[]): ProbeResult => ({
+      model,
+      probe,
+      kind: 'conformance',
+      verdict: 'error',
+      cause: 'interrupted',
+      outcome: outcomeOf('error', 'interrupted').outcome,
+      observed: evidence.length > 0 ? 'not finished: the run was interrupted while its request was in flight' : 'not run: the run was interrupted',
+      evidence,
+      findings: [],
+      durationMs: Math.round(performance.now() - t),
+    });
+    if (signal?.aborted) return interrupted([]);
     const marker = markerOf(runs[m]!, c.id);
     const { body, headers } = requestOf(c, model, marker);
     const req = { method: 'POST' as const, path: '/chat/completions', body, headers };
     const x: Exchange = c.stream ? await log.stream(req, probe, model) : await log.send(req, probe, model);
+    // Cut short by Ctrl-C, the call says nothing of the gateway.
+    if (signal?.aborted && x.transport) return interrupted(x.attempts);
     let v: ProbeVerdict;
     try {
       const records = await recordsOf(options.upstream, runs[m]!, c.id, options.timeoutMs);
