@@ -20,7 +20,7 @@ import { painter, progressLine, renderConsole, RowProgress } from '../report/wri
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT } from './exit.js';
-import { command, err, guardSecrets, out, progress, terminalColumns, cannotTest } from './output.js';
+import { cannotTest, command, err, guardSecrets, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -54,14 +54,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = interruptible(say);
   let har: HarWriter | undefined;
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
@@ -115,7 +108,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           }
         },
       },
-      controller.signal,
+      interrupt.signal,
     );
     if (tty && !options.quiet) progress('');
     // Past this line only the report that crossed the output boundary is used; the raw one is let go.
@@ -163,8 +156,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   } finally {
     // A run that never started leaves no half-written file.
     har?.abandon();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.release();
   }
 }
 

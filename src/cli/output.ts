@@ -82,3 +82,25 @@ export function untilStopped(): Promise<void> {
     process.once('SIGTERM', resolve);
   });
 }
+
+/**
+ * The first Ctrl-C or SIGTERM aborts the returned signal, so a run stops sending and writes its partial
+ * report (exit 130); the second quits at once. `release` takes the handlers away when the run is done.
+ */
+export function interruptible(say: (text: string) => void): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    controller.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

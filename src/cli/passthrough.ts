@@ -12,7 +12,7 @@ import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
-import { err, guardSecrets, out, terminalColumns, cannotTest } from './output.js';
+import { cannotTest, err, guardSecrets, interruptible, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -29,14 +29,7 @@ export interface PassthroughArgs {
 export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
   // Ctrl-C or SIGTERM: the cases not yet sent are reported as not run, and the partial report is written.
-  const controller = new AbortController();
-  const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    err('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
-    controller.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interrupt = interruptible(err);
   try {
     const options = resolveOptions(flags, env);
     if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');
@@ -61,7 +54,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
         concurrency: options.concurrency,
       },
       { onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))) },
-      controller.signal,
+      interrupt.signal,
     );
     const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const harPath = har.close();
@@ -85,7 +78,6 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     return cannotTest(e);
   } finally {
     har?.abandon();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interrupt.release();
   }
 }

@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,33 +5,30 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeResult, Report } from '../../src/report/model.js';
 import { runCli } from '../helpers/cli.js';
 import { startPortkey, type Gateway } from '../helpers/portkey.js';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 // The key the client gives the gateway: Portkey forwards it to its provider, here chatprobe upstream.
 const KEY = 'sk-passthru-Vd82Lq0Zr5';
 
+const UPSTREAM_URL = /channel base URL: (http:\/\/[^\s]+)\/v1/;
+
 /** `chatprobe upstream` as a user starts it; resolves with its address once it has printed it. */
-function startUpstreamCli(): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, 'upstream', '--port', '0', '--models', 'chatprobe-upstream'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /channel base URL: (http:\/\/[^\s]+)\/v1/.exec(out);
-      if (m) resolve({ child, url: m[1]! });
-    });
-    child.once('exit', (code) => reject(new Error(`chatprobe upstream exited (${code}): ${out}`)));
-  });
+async function startUpstreamCli(): Promise<ServerProcess & { url: string }> {
+  const server = await startServerProcess(
+    process.execPath,
+    ['--import', 'tsx', `${ROOT}src/cli/main.ts`, 'upstream', '--port', '0', '--models', 'chatprobe-upstream'],
+    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } },
+    (out) => UPSTREAM_URL.test(out),
+    'chatprobe upstream',
+  );
+  return { ...server, url: UPSTREAM_URL.exec(server.output())![1]! };
 }
 
 describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway 1.15.2)', () => {
   let gateway: Gateway;
-  let upstream: { child: ChildProcess; url: string };
+  let upstream: ServerProcess & { url: string };
   let out: string;
   let run: Awaited<ReturnType<typeof runCli>>;
   let report: Report;
@@ -49,7 +45,7 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
   });
   afterAll(async () => {
-    upstream?.child.kill('SIGTERM');
+    await upstream?.stop();
     await gateway?.close();
   });
 

@@ -1,20 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort, startServerProcess } from './server-process.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A port free at the time of asking (the gateway takes its port as a flag, not 0). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Gateway {
   url: string;
@@ -28,29 +15,12 @@ export interface Gateway {
  */
 export async function startPortkey(): Promise<Gateway> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
+  const server = await startServerProcess(
     process.execPath,
     ['--require', `${ROOT}test/fixtures/loopback.cjs`, `${ROOT}node_modules/@portkey-ai/gateway/build/start-server.js`, `--port=${port}`, '--headless'],
-    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' } },
+    (out) => out.includes('Ready for connections'),
+    'the Portkey gateway',
   );
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const seen = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('Ready for connections')) resolve();
-    };
-    child.stdout!.on('data', seen);
-    child.stderr!.on('data', seen);
-    child.once('exit', (code) => reject(new Error(`the Portkey gateway exited (${code}) before it was ready:\n${output}`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    output: () => output,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}/v1`, output: server.output, close: server.stop };
 }

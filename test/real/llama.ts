@@ -1,9 +1,9 @@
 /** Starting and asking the real llama.cpp server the suite runs (built by scripts/real/setup.sh). */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/cli.js';
+import { freePort, startServerProcess } from '../helpers/server-process.js';
 
 export interface RealPaths {
   server: string;
@@ -18,17 +18,6 @@ export function realPaths(): RealPaths {
   // setup.sh writes .complete last: a folder without it is an interrupted build.
   if (!existsSync(join(dir, '.complete'))) throw new Error(`no llama-server in ${dir}: run "npm run real:setup" first (about 6 minutes, once)`);
   return JSON.parse(readFileSync(file, 'utf8')) as RealPaths;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Every server started and not yet stopped: stopped when the tests end, even if a hook timed out. */
@@ -65,29 +54,11 @@ export async function startLlama(paths: RealPaths, model: 'stops' | 'runaway', a
   // A model that never stops then never ends an answer (llama-server shifts its context instead of stopping
   // when it fills): the audit's uncapped smoke call runs past --timeout, as on a misconfigured server.
   if (model === 'runaway') args.push('--context-shift');
-  const child: ChildProcess = spawn(paths.server, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      output += d.toString();
-      if (output.includes('listening on')) resolve();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`llama-server exited with ${code} before listening:\n${output.slice(-2000)}`)));
+  const server = await startServerProcess(paths.server, args, {}, (out) => out.includes('listening on'), 'llama-server', (child) => {
+    running.add(child);
+    child.once('exit', () => running.delete(child));
   });
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    log: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}/v1`, log: server.output, stop: server.stop };
 }
 
 export interface Answer {
