@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import pLimit, { type LimitFunction } from 'p-limit';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 import { clip } from '../boundary/text.js';
 import { capBody, type RecordedCall } from '../report/har.js';
+import { Slots } from './slots.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS =
@@ -74,6 +74,22 @@ export function nextSlot(now: number, free: number, rpm: number): { waitMs: numb
   return { waitMs: at - now, next: at + 60_000 / rpm };
 }
 
+/**
+ * The time now as an ISO 8601 string, as Date#toISOString() writes it, with the date part worked out
+ * once a day rather than for every call (toISOString was a tenth of a call's bookkeeping).
+ */
+let isoDay = { start: 0, end: 0, prefix: '' };
+export function isoNow(now = Date.now()): string {
+  if (now < isoDay.start || now >= isoDay.end) {
+    const start = now - (now % 86_400_000);
+    isoDay = { start, end: start + 86_400_000, prefix: new Date(start).toISOString().slice(0, 11) };
+  }
+  const ms = now - isoDay.start;
+  const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
+  const milli = ms % 1000;
+  return `${isoDay.prefix}${two(Math.floor(ms / 3_600_000))}:${two(Math.floor(ms / 60_000) % 60)}:${two(Math.floor(ms / 1000) % 60)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
+}
+
 /** Sends calls, numbers them, retries rate limits, paces the run and keeps one trace record per attempt. */
 export class CallLog {
   readonly trace: CallRecord[] = [];
@@ -81,7 +97,7 @@ export class CallLog {
   private nextSlot = 0;
   /** Receives every call as it completes, for exchanges.har (the CLI writes it through the boundary). */
   onCall: ((call: RecordedCall) => void) | undefined;
-  private readonly slots: LimitFunction | undefined;
+  private readonly slots: Slots | undefined;
 
   constructor(
     private readonly client: HttpClient,
@@ -90,7 +106,7 @@ export class CallLog {
     /** Prefix of call ids ("s2c" in shard 2), so merged traces keep unique ids. */
     private readonly idPrefix = 'c',
   ) {
-    this.slots = policy.concurrency ? pLimit(policy.concurrency) : undefined;
+    this.slots = policy.concurrency ? new Slots(policy.concurrency) : undefined;
   }
 
   /**
@@ -102,7 +118,7 @@ export class CallLog {
   sequence<T>(fn: (slot: HeldSlot) => Promise<T>): Promise<T> {
     const slot: HeldSlot = { held: true };
     if (!this.slots) return fn(slot);
-    return this.slots(() => fn(slot));
+    return this.slots.run(() => fn(slot));
   }
 
   /** Calls waiting for a slot or in flight. */
@@ -155,13 +171,13 @@ export class CallLog {
 
   private once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined): Promise<{ x: Exchange; record: CallRecord }> {
     if (!this.slots || slot?.held) return this.sendOnce(req, probe, model, stream);
-    return this.slots(() => this.sendOnce(req, probe, model, stream));
+    return this.slots.run(() => this.sendOnce(req, probe, model, stream));
   }
 
   private async sendOnce(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
-    await this.pace();
+    if (this.policy.rpm) await this.pace();
     const id = `${this.idPrefix}${++this.seq}`;
-    const at = new Date().toISOString();
+    const at = isoNow();
     // A stream is read as it arrives (StreamSink): parsed and judged without being held.
     const sink = stream ? new StreamSink() : undefined;
     const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(sink ? { ...req, sink } : req);
@@ -177,8 +193,7 @@ export class CallLog {
     if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
-    const kept = Object.entries(x.headers).filter(([k]) => KEPT_HEADERS.test(k));
-    if (kept.length > 0) record.headers = Object.fromEntries(kept);
+    for (const name in x.headers) if (KEPT_HEADERS.test(name)) (record.headers ??= {})[name] = x.headers[name]!;
     this.trace.push(record);
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
     return { x, record };

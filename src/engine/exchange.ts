@@ -217,8 +217,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   }
   const status = res.status;
   const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) headers[k] = v;
+  const headers = res.headers;
   let errorMessage: string | undefined;
   let errorCode: string | undefined;
   let errorParam: string | undefined;

@@ -1,5 +1,4 @@
-import { EventEmitter } from 'node:events';
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 /**
  * What chatprobe reads of one answer. Chat answers under our output limits are a few kilobytes, so 2 MiB
@@ -105,36 +104,116 @@ export function deadlineSignal(ms: number): { signal: AbortSignal; clear(): void
 
 const timeoutError = () => new DOMException('The operation was aborted due to timeout', 'TimeoutError');
 
+/** Why chatprobe stopped reading a body at its own cap: not an error of the exchange. */
+const CAPPED = new Error('chatprobe read as much of this body as it keeps');
+
 /**
- * One call's deadline, as the abort signal undici also accepts (an EventEmitter with `aborted` and
- * `reason`): an AbortController and its EventTarget per request cost a fifth of a fast call. Its timer
- * holds it strongly (see deadlineSignal for what a weak hold does), and the client aborts every live one
- * when the run is stopped, instead of combining each with the run's signal.
+ * One request as undici's dispatcher drives it, read as it arrives: the handler interface rather than
+ * request(), whose body stream, async resource and abort listener cost a fast call about a third of its
+ * time. It holds its own deadline (a timer held strongly: see deadlineSignal for what a weak hold does),
+ * answers once, at the end of the body, at the deadline, at our byte cap or on the first error, and
+ * aborts the request if it is still going.
  */
-class CallDeadline extends EventEmitter {
-  aborted = false;
-  reason: unknown = undefined;
+class Call implements Dispatcher.DispatchHandler {
+  private readonly started = performance.now();
+  private readonly chunks: BodyChunk[] = [];
+  private bytes = 0;
+  private truncated = false;
+  private status: number | undefined;
+  private headers: Record<string, string> = {};
+  private sunk = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  /** Why the call ended before undici started it (it is aborted when it starts). */
+  private reason: Error | undefined;
+  private settled = false;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
-    ms: number,
-    private readonly live: Set<CallDeadline>,
+    private readonly cap: number,
+    private readonly sink: BodySink | undefined,
+    private readonly sentBody: string | undefined,
+    timeoutMs: number,
+    private readonly live: Set<Call>,
+    private readonly resolve: (res: HttpResponse) => void,
   ) {
-    super();
-    this.timer = setTimeout(() => this.abort(timeoutError()), ms);
+    this.timer = setTimeout(() => this.abort(timeoutError()), timeoutMs);
     live.add(this);
   }
 
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    this.emit('abort');
+  private elapsed(): number {
+    return Math.round((performance.now() - this.started) * 10) / 10;
   }
 
-  clear(): void {
+  /** Ends the call with `reason` as its transport failure (our deadline, the run stopped). */
+  abort(reason: unknown): void {
+    if (this.settled) return;
+    this.finish(reason ?? new Error('aborted'));
+    const err = reason instanceof Error ? reason : new Error(String(reason));
+    if (this.controller) this.controller.abort(err);
+    else this.reason = err;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.reason) controller.abort(this.reason);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200 || this.settled) return; // 1xx: informational, the answer is still to come
+    this.status = statusCode;
+    this.headers = flattenHeaders(headers);
+    this.sunk = this.sink?.start(statusCode, this.headers) ?? false;
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.sunk) {
+      this.bytes += chunk.length;
+      this.sink!.push(chunk, this.elapsed());
+      return;
+    }
+    const room = this.cap - this.bytes;
+    if (chunk.length > room) {
+      if (room > 0) this.chunks.push({ at: this.elapsed(), bytes: chunk.subarray(0, room) });
+      this.bytes = this.cap;
+      this.truncated = true;
+      this.finish();
+      controller.abort(CAPPED);
+      return;
+    }
+    this.chunks.push({ at: this.elapsed(), bytes: chunk });
+    this.bytes += chunk.length;
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    this.finish(err);
+  }
+
+  private finish(err?: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
     clearTimeout(this.timer);
     this.live.delete(this);
+    const durationMs = this.elapsed();
+    if (this.sunk) this.sink!.end(durationMs);
+    const res: HttpResponse = {
+      status: this.status,
+      headers: this.headers,
+      chunks: this.chunks,
+      bytes: this.bytes,
+      truncated: this.truncated,
+      cap: this.cap,
+      durationMs,
+      startedAt: this.started,
+      sentBody: this.sentBody,
+    };
+    if (this.sunk) res.sunk = true;
+    if (err) res.transport = describeTransportFailure(err);
+    this.resolve(res);
   }
 }
 
@@ -147,19 +226,27 @@ export class HttpClient {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: string;
-  /** The deadlines of the calls in flight, aborted together when the run's signal fires. */
-  private readonly live = new Set<CallDeadline>();
+  /** Where requests go (scheme, host, port), and the paths of the base URL and of the origin's routes. */
+  private readonly origin: string;
+  private readonly basePath: string;
+  private readonly originPath: string;
+  /** The calls in flight, aborted together when the run's signal fires. */
+  private readonly live = new Set<Call>();
 
   constructor(private readonly options: HttpClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
     this.ownsDispatcher = !options.dispatcher;
+    const url = new URL(this.base);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    this.originPath = originOf(this.basePath);
     // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
     // Keep-alive, one request at a time per connection (pipelining 1; 0 would close each after its answer),
     // in a pool bounded per origin: a run opens about as many connections as it has requests in flight.
     this.dispatcher = options.dispatcher ?? new Agent({ connections: options.connections ?? 32, pipelining: 1 });
     const run = options.signal;
     run?.addEventListener('abort', () => {
-      for (const d of [...this.live]) d.abort(run.reason);
+      for (const call of [...this.live]) call.abort(run.reason);
     }, { once: true });
   }
 
@@ -201,75 +288,29 @@ export class HttpClient {
     return { ...again, resent: first.transport!.message };
   }
 
-  private async sendOnce(req: HttpRequest): Promise<HttpResponse> {
+  private sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const maxBody = req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     const { headers, payload } = this.prepare(req, true);
-
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 10) / 10;
-    const chunks: BodyChunk[] = [];
-    let bytes = 0;
-    let truncated = false;
-    let status: number | undefined;
-    let responseHeaders: Record<string, string> = {};
-    let sink: BodySink | undefined;
-    const timeout = new CallDeadline(timeoutMs, this.live);
-    if (this.options.signal?.aborted) timeout.abort(this.options.signal.reason);
-    const signal = timeout;
-    try {
-      const res = await request(this.url(req.path, req.fromOrigin), {
-        method: req.method,
-        headers,
-        body: payload,
-        dispatcher: this.dispatcher,
-        signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
-      });
-      status = res.statusCode;
-      responseHeaders = flattenHeaders(res.headers);
-      if (req.sink?.start(status, responseHeaders)) {
-        const into = (sink = req.sink);
-        await eachChunk(res.body, (chunk) => {
-          bytes += chunk.length;
-          into.push(chunk, elapsed());
-          return true;
-        });
-        sink.end(elapsed());
-        return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sentBody: payload, sunk: true };
+    return new Promise((resolve) => {
+      const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, resolve);
+      if (this.options.signal?.aborted) return call.abort(this.options.signal.reason);
+      try {
+        this.dispatcher.dispatch(
+          {
+            origin: this.origin,
+            path: (req.fromOrigin ? this.originPath : this.basePath) + req.path,
+            method: req.method,
+            headers,
+            body: payload,
+            headersTimeout: timeoutMs,
+            bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
+          },
+          call,
+        );
+      } catch (err) {
+        call.onResponseError(undefined, err as Error);
       }
-      await eachChunk(res.body, (chunk) => {
-        const room = maxBody - bytes;
-        if (chunk.length > room) {
-          if (room > 0) chunks.push({ at: elapsed(), bytes: chunk.subarray(0, room) });
-          bytes = maxBody;
-          truncated = true;
-          return false;
-        }
-        chunks.push({ at: elapsed(), bytes: chunk });
-        bytes += chunk.length;
-        return true;
-      });
-      return { status, headers: responseHeaders, chunks, bytes, truncated, cap: maxBody, durationMs: elapsed(), startedAt: started, sentBody: payload };
-    } catch (err) {
-      sink?.end(elapsed());
-      return {
-        status,
-        headers: responseHeaders,
-        chunks,
-        bytes,
-        truncated,
-        cap: maxBody,
-        durationMs: elapsed(),
-        startedAt: started,
-        sentBody: payload,
-        transport: describeTransportFailure(err),
-        ...(sink ? { sunk: true } : {}),
-      };
-    } finally {
-      timeout.clear();
-    }
+    });
   }
 
   async close(): Promise<void> {
@@ -284,39 +325,16 @@ function closedUnanswered(res: HttpResponse): boolean {
   return res.status === undefined && res.bytes === 0 && res.transport?.code === 'network' && CLOSED_CODES.test(res.transport.message);
 }
 
-/**
- * Reads a body chunk by chunk until it ends, or until `take` returns false (then the rest is not read and
- * the body is destroyed). Rejects with the body's error (an abort, a reset). Events rather than an async
- * iterator: the iterator's promise per chunk costs a fast call a tenth of its time.
- */
-const ignore = () => {};
-
-function eachChunk(body: Dispatcher.ResponseData['body'], take: (chunk: Buffer) => boolean): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const done = (err?: Error) => {
-      // An error the body emits after this (a destroy racing an abort) has no one left to hear it.
-      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose).on('error', ignore);
-      if (err) reject(err);
-      else resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      if (take(chunk)) return;
-      done();
-      body.destroy();
-    };
-    const onEnd = () => done();
-    const onError = (err: Error) => done(err);
-    // Destroyed without an error or an end (nothing should do that): what arrived is the answer.
-    const onClose = () => done(body.errored ?? undefined);
-    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-  });
-}
-
+/** One value per header (undici's names are lower-case already; a repeated header's values joined). */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
+  for (const name in raw) {
+    const value = raw[name];
     if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    const flat = typeof value === 'string' ? value : value.join(', ');
+    // A header named __proto__ is a header, not the object's prototype.
+    if (name === '__proto__') Object.defineProperty(out, name, { value: flat, enumerable: true, writable: true, configurable: true });
+    else out[name] = flat;
   }
   return out;
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import pLimit from 'p-limit';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
 import { CannotTestError } from '../engine/errors.js';
@@ -12,6 +11,7 @@ import { type CallRecord, type ProbeInfo, type ProbeResult, type Report, SCHEMA_
 import { outcomeOf } from '../report/outcome.js';
 import { VERSION } from '../version.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
+import { Slots } from '../engine/slots.js';
 
 export interface PassthroughOptions {
   /** The gateway's base URL (ending in /v1). */
@@ -77,7 +77,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
   const log = new CallLog(client, signal, { retries: 0, rpm: undefined, concurrency: options.concurrency }, 'c');
   log.onCall = hooks.onCall;
-  const limit = pLimit(options.concurrency);
+  const slots = new Slots(options.concurrency);
   const results: ProbeResult[] = [];
   const one = async (c: PassCase, model: string, m: number): Promise<ProbeResult> => {
     const probe = probeIdOf(c);
@@ -145,7 +145,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
         cases.map((c, i) =>
           m === 0 && i === 0
             ? Promise.resolve()
-            : limit(async () => {
+            : slots.run(async () => {
                 done(await one(c, model, m));
               }),
         ),

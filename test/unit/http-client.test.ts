@@ -60,6 +60,19 @@ beforeAll(async () => {
         stalled.push(res);
         return;
       }
+      case '/v1/headers':
+        // An informational answer first (103), then a header sent twice and one named __proto__.
+        res.writeEarlyHints({ link: '</style.css>; rel=preload' });
+        res.setHeader('x-twice', ['one', 'two']);
+        res.setHeader('__proto__', 'just a header');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+        return;
+      case '/prefix/v1/models':
+      case '/prefix/api/usage/token':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ path: req.url }));
+        return;
       case '/v1/echo-key':
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`bad key ${req.headers.authorization}`);
@@ -209,6 +222,56 @@ describe('HttpClient', () => {
     expect(res.status).toBeUndefined();
     expect(res.transport?.code).toBe('network');
     expect(res.resent).toBeDefined();
+  });
+
+  it('reads the final answer after an informational one, joins a repeated header and keeps a header named __proto__ as a header', async () => {
+    const c = client();
+    const res = await c.send({ method: 'GET', path: '/headers' });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(bodyText(res.chunks)).toBe('{"ok":true}');
+    expect(res.headers['x-twice']).toBe('one, two');
+    expect(Object.getOwnPropertyDescriptor(res.headers, '__proto__')?.value).toBe('just a header');
+    expect(Object.getPrototypeOf(res.headers)).toBe(Object.prototype);
+  });
+
+  it('sends to the base URL’s own path, and a gateway’s route to its origin’s path', async () => {
+    const origin = base.replace(/\/v1$/, '');
+    const c = new HttpClient({ baseUrl: `${origin}/prefix/v1`, apiKey: KEY, headers: {}, timeoutMs: 5000 });
+    const api = await c.send({ method: 'GET', path: '/models' });
+    const own = await c.send({ method: 'GET', path: '/api/usage/token', fromOrigin: true });
+    await c.close();
+    expect(JSON.parse(bodyText(api.chunks))).toEqual({ path: '/prefix/v1/models' });
+    expect(JSON.parse(bodyText(own.chunks))).toEqual({ path: '/prefix/api/usage/token' });
+  });
+
+  it('ends every call in flight when the run is stopped, with the run’s reason', async () => {
+    const run = new AbortController();
+    const c = client({ signal: run.signal });
+    const before = stalled.length;
+    const pending = [c.send({ method: 'GET', path: '/stall' }), c.send({ method: 'GET', path: '/trickle' })];
+    // Both answers have begun before the run stops.
+    await expect.poll(() => stalled.length).toBe(before + 2);
+    run.abort(new Error('interrupted by SIGINT'));
+    const answers = await Promise.all(pending);
+    await c.close();
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      expect(res.transport).toEqual({ code: 'network', message: 'interrupted by SIGINT' });
+    }
+  });
+
+  it('ends a call waiting for a free connection at its own deadline, not when the connection frees', async () => {
+    // One connection, held by a stalled stream: the second call waits in undici's queue past its deadline.
+    const c = client({ connections: 1 });
+    const order: string[] = [];
+    const first = c.send({ method: 'GET', path: '/stall', timeoutMs: 1500 }).then((res) => (order.push('first'), res));
+    const second = await c.send({ method: 'GET', path: '/keep-alive', timeoutMs: 200 }).then((res) => (order.push('second'), res));
+    expect(second.status).toBeUndefined();
+    expect(second.transport?.code).toBe('timeout');
+    expect((await first).transport?.code).toBe('timeout');
+    expect(order).toEqual(['second', 'first']);
+    await c.close();
   });
 
   it('classifies a refused connection as a network failure', async () => {

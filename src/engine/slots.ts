@@ -1,0 +1,50 @@
+/**
+ * At most `size` holders at once, the others served in the order they asked. A free slot is taken at
+ * once, without a promise; a wait is one promise. (p-limit, used before, costs every call several promise
+ * hops, which a run of fast calls feels.)
+ */
+export class Slots {
+  private active = 0;
+  private readonly waiting: ((() => void) | undefined)[] = [];
+  private head = 0;
+
+  constructor(private readonly size: number) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`slots: a size of at least 1, not ${size}`);
+  }
+
+  /** Holders now. */
+  get activeCount(): number {
+    return this.active;
+  }
+
+  /** Waiting for a slot. */
+  get pendingCount(): number {
+    return this.waiting.length - this.head;
+  }
+
+  /** Runs `fn` holding a slot, and frees it when `fn` settles, whether it resolves or throws. */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active < this.size) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+
+  /** The slot goes straight to the first waiter, if there is one. */
+  private release(): void {
+    if (this.head === this.waiting.length) {
+      this.active--;
+      return;
+    }
+    const next = this.waiting[this.head]!;
+    this.waiting[this.head++] = undefined;
+    if (this.head === this.waiting.length) {
+      this.waiting.length = 0;
+      this.head = 0;
+    }
+    next();
+  }
+}

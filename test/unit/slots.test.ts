@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { isoNow } from '../../src/engine/calls.js';
+import { Slots } from '../../src/engine/slots.js';
+
+/** A promise and the function that settles it, so a test decides when each holder finishes. */
+function gate(): { promise: Promise<void>; open: () => void; fail: (e: Error) => void } {
+  let open!: () => void;
+  let fail!: (e: Error) => void;
+  const promise = new Promise<void>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+  return { promise, open, fail };
+}
+
+describe('Slots', () => {
+  it('lets `size` holders in at once and the others in the order they asked', async () => {
+    const slots = new Slots(2);
+    const gates = [gate(), gate(), gate(), gate()];
+    const started: number[] = [];
+    const runs = gates.map((g, i) => slots.run(async () => (started.push(i), await g.promise, i)));
+    expect(started).toEqual([0, 1]);
+    expect([slots.activeCount, slots.pendingCount]).toEqual([2, 2]);
+    gates[1]!.open();
+    await runs[1];
+    await expect.poll(() => started).toEqual([0, 1, 2]);
+    gates[0]!.open();
+    await runs[0];
+    await expect.poll(() => started).toEqual([0, 1, 2, 3]);
+    gates[2]!.open();
+    gates[3]!.open();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect([slots.activeCount, slots.pendingCount]).toEqual([0, 0]);
+  });
+
+  it('frees the slot of a holder that throws, and passes the error on', async () => {
+    const slots = new Slots(1);
+    const g = gate();
+    const failing = slots.run(() => g.promise);
+    const next = slots.run(async () => 'ran');
+    g.fail(new Error('boom'));
+    await expect(failing).rejects.toThrow('boom');
+    expect(await next).toBe('ran');
+    expect(slots.activeCount).toBe(0);
+  });
+
+  it('refuses a size below one', () => {
+    expect(() => new Slots(0)).toThrow(RangeError);
+  });
+});
+
+describe('isoNow', () => {
+  it('writes what Date#toISOString writes, across hours, days, years and milliseconds', () => {
+    const times = [0, 1, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), Date.UTC(2026, 10, 23, 21, 5, 9, 42), Date.UTC(2099, 11, 31, 23, 59, 59, 999)];
+    for (const t of [...times, ...times.reverse()]) expect(isoNow(t)).toBe(new Date(t).toISOString());
+  });
+});
