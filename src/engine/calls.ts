@@ -8,8 +8,11 @@ import { capBody, type RecordedCall } from '../report/har.js';
 import { Slots } from './slots.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
-const KEPT_HEADERS =
-  /^(x-ratelimit-.*|retry-after|cf-ray|x-request-id|x-oneapi-request-id|apim-request-id|x-ds-trace-id|request-id|openai-processing-ms|openai-model|x-litellm-.*|x-openrouter-.*)$/;
+const KEPT_HEADERS = new Set(['retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model']);
+const KEPT_HEADER_PREFIXES = ['x-ratelimit-', 'x-litellm-', 'x-openrouter-'];
+/** Whether the trace keeps a header (names are lower-case): a set lookup, and a prefix only for x-. */
+export const keptHeader = (name: string): boolean =>
+  KEPT_HEADERS.has(name) || (name.startsWith('x-') && KEPT_HEADER_PREFIXES.some((p) => name.startsWith(p)));
 
 /** The longest wait a Retry-After may ask for; a longer one ends the retries at once. */
 export const MAX_RETRY_WAIT_MS = 30_000;
@@ -193,7 +196,7 @@ export class CallLog {
     if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
-    for (const name in x.headers) if (KEPT_HEADERS.test(name)) (record.headers ??= {})[name] = x.headers[name]!;
+    for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = x.headers[name]!;
     this.trace.push(record);
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
     return { x, record };

@@ -242,12 +242,12 @@ export async function runAudit(
         model,
         ...(metered ? { meter: metered } : {}),
         options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
-        chat: async (body, opts) => track(await state.caller.chat(body, p.id, opts)),
-        stream: async (body, opts) => {
-          const x = track(await state.caller.stream(body, p.id, opts));
-          if (x.assembled) recordTimes(state.streams, x);
-          return x;
-        },
+        chat: (body, opts) => state.caller.chat(body, p.id, opts).then(track),
+        stream: (body, opts) =>
+          state.caller.stream(body, p.id, opts).then((x) => {
+            if (x.assembled) recordTimes(state.streams, x);
+            return track(x);
+          }),
         send: async (req) => {
           assertLimited(req, p.id);
           return track(await log.send(req, p.id, model));
@@ -462,7 +462,8 @@ export async function runAudit(
     });
     const modelOrder = new Map<string, number>([[ENDPOINT, -1], ...plan.models.map((m, i) => [m.id, i] as const)]);
     const probeOrder = new Map(plan.probes.map((p, i) => [p.id, i]));
-    results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || probeOrder.get(a.probe)! - probeOrder.get(b.probe)!);
+    const rank = new Map(results.map((r) => [r, modelOrder.get(r.model)! * probeOrder.size + probeOrder.get(r.probe)!]));
+    results.sort((a, b) => rank.get(a)! - rank.get(b)!);
 
     const report: Report = {
       schemaVersion: SCHEMA_VERSION,

@@ -23,14 +23,32 @@ export class Slots {
   }
 
   /** Runs `fn` holding a slot, and frees it when `fn` settles, whether it resolves or throws. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.size) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      this.release();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active < this.size) {
+      this.active++;
+      return this.hold(fn);
     }
+    return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.hold(fn));
+  }
+
+  private hold<T>(fn: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
+    try {
+      running = fn();
+    } catch (err) {
+      this.release();
+      return Promise.reject(err);
+    }
+    return running.then(
+      (value) => {
+        this.release();
+        return value;
+      },
+      (err: unknown) => {
+        this.release();
+        throw err;
+      },
+    );
   }
 
   /** The slot goes straight to the first waiter, if there is one. */

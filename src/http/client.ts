@@ -327,6 +327,9 @@ function closedUnanswered(res: HttpResponse): boolean {
 
 /** One value per header (undici's names are lower-case already; a repeated header's values joined). */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  let flat = true;
+  for (const name in raw) if (typeof raw[name] !== 'string') flat = false;
+  if (flat) return raw as Record<string, string>;
   const out: Record<string, string> = {};
   for (const name in raw) {
     const value = raw[name];

@@ -9,9 +9,18 @@ export interface ChoiceView {
 }
 
 /** The parts of a non-stream completion a probe reads, tolerant of any shape (schema checks are separate). */
-export function readChoices(json: unknown): ChoiceView[] {
+export function readChoices(json: unknown): readonly ChoiceView[] {
   if (!isObject(json) || !Array.isArray(json.choices)) return [];
-  return json.choices.filter(isObject).map((c, i) => {
+  // Many probes read the same answer (the smoke call is every probe's control): read once per body.
+  let views = readCache.get(json);
+  if (!views) readCache.set(json, (views = viewsOf(json.choices)));
+  return views;
+}
+
+const readCache = new WeakMap<object, readonly ChoiceView[]>();
+
+function viewsOf(choices: unknown[]): readonly ChoiceView[] {
+  return choices.filter(isObject).map((c, i) => {
     const message = isObject(c.message) ? c.message : {};
     const reasoning = message.reasoning_content ?? message.reasoning;
     return {

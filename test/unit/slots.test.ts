@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoNow } from '../../src/engine/calls.js';
+import { isoNow, keptHeader } from '../../src/engine/calls.js';
 import { Slots } from '../../src/engine/slots.js';
 
 /** A promise and the function that settles it, so a test decides when each holder finishes. */
@@ -44,6 +44,13 @@ describe('Slots', () => {
     expect(slots.activeCount).toBe(0);
   });
 
+  it('frees the slot of a holder that throws before it returns a promise', async () => {
+    const slots = new Slots(1);
+    await expect(slots.run(() => { throw new Error('at once'); })).rejects.toThrow('at once');
+    expect(await slots.run(async () => 'next')).toBe('next');
+    expect(slots.activeCount).toBe(0);
+  });
+
   it('refuses a size below one', () => {
     expect(() => new Slots(0)).toThrow(RangeError);
   });
@@ -53,5 +60,14 @@ describe('isoNow', () => {
   it('writes what Date#toISOString writes, across hours, days, years and milliseconds', () => {
     const times = [0, 1, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), Date.UTC(2026, 10, 23, 21, 5, 9, 42), Date.UTC(2099, 11, 31, 23, 59, 59, 999)];
     for (const t of [...times, ...times.reverse()]) expect(isoNow(t)).toBe(new Date(t).toISOString());
+  });
+});
+
+describe('keptHeader', () => {
+  it('keeps rate limits, retry hints and request ids in the trace, and nothing else', () => {
+    const kept = ['x-ratelimit-remaining-requests', 'retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model', 'x-litellm-key-spend', 'x-openrouter-credits'];
+    const dropped = ['authorization', 'set-cookie', 'x-api-key', 'content-type', 'x-ratelimit', 'x-request-ids', 'my-x-ratelimit-limit', 'retry-after-ms'];
+    expect(kept.filter(keptHeader)).toEqual(kept);
+    expect(dropped.filter(keptHeader)).toEqual([]);
   });
 });
