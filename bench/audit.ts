@@ -1,0 +1,84 @@
+/**
+ * Issue 14's overhead row: the whole audit of the default profile against bare undici replaying the
+ * requests that audit sent, at the same concurrency. bench/run.ts bundles this file as the package is
+ * bundled (tsdown, no TypeScript at run time) and runs it in a process of its own, so what is timed is the
+ * code npx runs: under tsx every function of ours would also pay for its name being kept (tsx's
+ * keepNames wraps each closure it creates), a cost the package does not have.
+ *
+ * Prints one JSON line: { oursMs, baselineMs, calls, connections, runs }.
+ */
+import { performance } from 'node:perf_hooks';
+import { Agent, request } from 'undici';
+import { resolveOptions } from '../src/config/options.js';
+import { runAudit } from '../src/engine/run.js';
+import { loadProfile } from '../src/reference/profiles.js';
+import { startReferenceServer } from '../src/reference/server.js';
+import { PROBES } from '../suites/index.js';
+
+/** Pairs timed in turns (audit, replay, audit …), so a burst of load on the machine weighs on both. */
+const RUNS = 41;
+/** Untimed pairs first, so both sides are timed compiled (the JIT's warm-up). */
+const WARM_UPS = 5;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const profile = loadProfile('default');
+for (const m of profile.models) m.chunkDelayMs = 0;
+const server = await startReferenceServer({ profile, apiKey: 'bench', recordBodies: true });
+try {
+  const options = resolveOptions({ baseUrl: server.url, concurrency: 8, retries: 0 }, {});
+  options.apiKey = 'bench';
+  let calls = 0;
+  let connections = 0;
+  let sent: { method: 'GET' | 'POST'; path: string; raw: string | undefined }[] = [];
+  const audit = async () => {
+    server.received.length = 0;
+    const before = server.connections();
+    calls = (await runAudit(options, PROBES)).report.calls;
+    connections = server.connections() - before;
+    sent = server.received.map((r) => ({ method: r.method as 'GET' | 'POST', path: r.path, raw: r.raw }));
+  };
+  // Baseline: the requests of the audit just run replayed as they were sent (bodies, streams read to their
+  // end), through bare undici with keep-alive, 8 at a time, nothing judged. Like a run, the replay opens its
+  // pool and closes it at the end: opening a connection (a socket on each side, a parser) is HTTP work every
+  // run does, not chatprobe's overhead, and a pool kept warm across replays skipped it.
+  const origin = new URL(server.url).origin;
+  const replay = async () => {
+    const agent = new Agent({ connections: 8 });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = next++; i < sent.length; i = next++) {
+          const r = sent[i]!;
+          const headers: Record<string, string> = { authorization: 'Bearer bench' };
+          if (r.raw !== undefined) headers['content-type'] = 'application/json';
+          const res = await request(`${origin}${r.path}`, { method: r.method, body: r.raw, headers, dispatcher: agent });
+          await res.body.text();
+        }
+      }),
+    );
+    await agent.close();
+  };
+  for (let i = 0; i < WARM_UPS; i++) {
+    await audit();
+    await replay();
+  }
+  const ours: number[] = [];
+  const baseline: number[] = [];
+  // Each run starts on an empty young generation, so neither side is timed collecting the other's garbage.
+  const gc = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
+  const collect = () => gc?.({ type: 'minor' });
+  for (let i = 0; i < RUNS; i++) {
+    collect();
+    let t = performance.now();
+    await audit();
+    ours.push(performance.now() - t);
+    collect();
+    t = performance.now();
+    await replay();
+    baseline.push(performance.now() - t);
+  }
+  console.log(JSON.stringify({ oursMs: median(ours), baselineMs: median(baseline), calls, connections, runs: RUNS }));
+} finally {
+  await server.close();
+}
