@@ -138,10 +138,11 @@ export class CallLog {
     return this.call(req, probe, model, true, slot) as Promise<StreamExchange>;
   }
 
-  private async call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined): Promise<Exchange> {
-    const attempts: string[] = [];
-    for (let attempt = 0; ; attempt++) {
-      const { x, record } = await this.once(req, probe, model, stream, slot);
+  /** One attempt, and after a rate limit (or a 503 naming a time) a wait and the next; `attempts`: the ids so far. */
+  private call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
+    // Chained rather than awaited: a fast call feels every promise hop of its way through the layers.
+    return this.once(req, probe, model, stream, slot).then(({ x, record }) => {
+      const attempt = attempts.length;
       attempts.push(x.callId);
       if (attempt > 0) {
         record.retryOf = attempts[0]!;
@@ -155,12 +156,11 @@ export class CallLog {
         return x;
       }
       record.waitMs = delay.waitMs;
-      try {
-        await sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined);
-      } catch {
-        return x; // interrupted while waiting
-      }
-    }
+      return sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).then(
+        () => this.call(req, probe, model, stream, slot, attempts),
+        () => x, // interrupted while waiting
+      );
+    });
   }
 
   /** Waits for the next slot under --rpm. */
@@ -177,13 +177,22 @@ export class CallLog {
     return this.slots.run(() => this.sendOnce(req, probe, model, stream));
   }
 
-  private async sendOnce(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
-    if (this.policy.rpm) await this.pace();
+  private sendOnce(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
+    if (this.policy.rpm) return this.pace().then(() => this.sendNow(req, probe, model, stream));
+    return this.sendNow(req, probe, model, stream);
+  }
+
+  private sendNow(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
     const id = `${this.idPrefix}${++this.seq}`;
     const at = isoNow();
     // A stream is read as it arrives (StreamSink): parsed and judged without being held.
     const sink = stream ? new StreamSink() : undefined;
-    const res = this.signal?.aborted ? INTERRUPTED : await this.client.send(sink ? { ...req, sink } : req);
+    if (this.signal?.aborted) return Promise.resolve(this.settle(req, probe, model, stream, id, at, INTERRUPTED, sink));
+    return this.client.send(sink ? { ...req, sink } : req).then((res) => this.settle(req, probe, model, stream, id, at, res, sink));
+  }
+
+  /** The exchange a call's answer makes, and its trace record. */
+  private settle(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, id: string, at: string, res: HttpResponse, sink: StreamSink | undefined): { x: Exchange; record: CallRecord } {
     const x = stream ? toStreamExchange(id, req, res, sink) : toExchange(id, req, res);
     const record: CallRecord = { id, at, probe, method: req.method, path: req.path, durationMs: x.durationMs, bytes: x.bytes };
     if (model !== undefined) record.model = model;

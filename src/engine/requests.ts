@@ -101,24 +101,33 @@ export class ModelCaller {
     return x;
   }
 
-  private async call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
-    const send = async (b: ChatBody) => {
-      if (this.stalled) throw new RowStalled(this.stalled);
-      const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
+  // Chained rather than awaited: a fast call feels every promise hop of its way through the layers.
+  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
+    const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
+    return this.send(renamed ? renameLimit(body) : body, probe, options, stream).then((first) => {
+      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return first;
+      // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
+      // for this request and every later one of the model.
+      this.limitKey = 'max_completion_tokens';
+      return this.send(renameLimit(body), probe, options, stream).then((second) => joined(first, second, false));
+    });
+  }
+
+  /** One chat request of the model, and a 5xx tried once more. */
+  private send(b: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
+    if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
+    const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
+    try {
       assertLimited(req, probe);
-      const x = this.note(stream ? await this.log.stream(req, probe, this.model, options.slot) : await this.log.send(req, probe, this.model, options.slot));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot) : this.log.send(req, probe, this.model, options.slot)).then((x) => this.note(x));
+    return once().then((x) => {
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
       // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
       if (x.status === undefined || x.status < 500 || x.transport || options.once) return x;
-      const again = this.note(stream ? await this.log.stream(req, probe, this.model, options.slot) : await this.log.send(req, probe, this.model, options.slot));
-      return joined(x, again, true);
-    };
-    const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
-    const first = await send(renamed ? renameLimit(body) : body);
-    if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return first;
-    // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
-    // for this request and every later one of the model.
-    this.limitKey = 'max_completion_tokens';
-    return joined(first, await send(renameLimit(body)), false);
+      return once().then((again) => joined(x, again, true));
+    });
   }
 }

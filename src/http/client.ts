@@ -281,11 +281,11 @@ export class HttpClient {
    * before any byte of answer (a race no client can avoid); that request is sent once more on a new
    * connection, and the response says so.
    */
-  async send(req: HttpRequest): Promise<HttpResponse> {
-    const first = await this.sendOnce(req);
-    if (!closedUnanswered(first) || this.options.signal?.aborted) return first;
-    const again = await this.sendOnce(req);
-    return { ...again, resent: first.transport!.message };
+  send(req: HttpRequest): Promise<HttpResponse> {
+    return this.sendOnce(req).then((first) => {
+      if (!closedUnanswered(first) || this.options.signal?.aborted) return first;
+      return this.sendOnce(req).then((again) => ({ ...again, resent: first.transport!.message }));
+    });
   }
 
   private sendOnce(req: HttpRequest): Promise<HttpResponse> {
