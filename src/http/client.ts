@@ -199,7 +199,14 @@ class Call implements Dispatcher.DispatchHandler {
     clearTimeout(this.timer);
     this.live.delete(this);
     const durationMs = this.elapsed();
-    if (this.sunk) this.sink!.end(durationMs);
+    if (this.sunk) {
+      try {
+        this.sink!.end(durationMs);
+      } catch (failed) {
+        // The call must still answer (its deadline is already cleared): the reader's failure is said.
+        err ??= failed;
+      }
+    }
     const res: HttpResponse = {
       status: this.status,
       headers: this.headers,
@@ -289,9 +296,10 @@ export class HttpClient {
   }
 
   private sendOnce(req: HttpRequest): Promise<HttpResponse> {
-    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-    const { headers, payload } = this.prepare(req, true);
+    // Built inside the promise: a body JSON cannot carry (a BigInt) rejects the call, it does not throw.
     return new Promise((resolve) => {
+      const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+      const { headers, payload } = this.prepare(req, true);
       const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, resolve);
       if (this.options.signal?.aborted) return call.abort(this.options.signal.reason);
       try {

@@ -274,6 +274,23 @@ describe('HttpClient', () => {
     await c.close();
   });
 
+  it('answers when the reader of a stream fails at its end, and says why', async () => {
+    const c = client();
+    const sink = { start: () => true, push: () => {}, end: () => { throw new Error('the reader broke'); } };
+    const res = await c.send({ method: 'GET', path: '/keep-alive', sink });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(res.sunk).toBe(true);
+    expect(res.transport).toEqual({ code: 'network', message: 'the reader broke' });
+  });
+
+  it('rejects a request whose body JSON cannot carry, rather than throwing', () => {
+    const c = client();
+    let sent: Promise<unknown> | undefined;
+    expect(() => (sent = c.send({ method: 'POST', path: '/keep-alive', body: { n: 1n } }))).not.toThrow();
+    return expect(sent!.finally(() => c.close())).rejects.toThrow(/BigInt/);
+  });
+
   it('classifies a refused connection as a network failure', async () => {
     const c = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', apiKey: KEY, headers: {}, timeoutMs: 2000 });
     const res = await c.send({ method: 'GET', path: '/models' });
