@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
-import { EXIT } from './exit.js';
+import { EXIT, runExitCode } from './exit.js';
 import { cannotTest, command, err, guardSecrets, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
@@ -146,11 +146,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       }
       say(`baseline written: ${displayPath(path)}\n`);
     }
-    if (written.failed.length > 0) return EXIT.failed;
-    if (report.interrupted) return EXIT.interrupted;
-    // Rewriting the baseline accepts this run's verdicts: only our own errors still fail it.
-    if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
-    return summary.exitCode;
+    return runExitCode({ unwritten: written.failed.length, interrupted: report.interrupted, updatedBaseline: Boolean(options.updateBaseline), errored: summary.outcomes.errored, exitCode: summary.exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {

@@ -11,7 +11,7 @@ import { summarise } from '../report/summary.js';
 import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
-import { EXIT } from './exit.js';
+import { runExitCode } from './exit.js';
 import { cannotTest, err, guardSecrets, interruptible, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
@@ -69,11 +69,8 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       await writeBaseline(baselinePath, baselineFrom(report, baseline));
       if (!options.quiet) err(`baseline written: ${baselinePath}\n`);
     }
-    if (written.failed.length > 0) return EXIT.failed;
-    if (report.interrupted) return EXIT.interrupted;
     const summary = summarise(report);
-    if (options.updateBaseline) return summary.outcomes.errored > 0 ? EXIT.failed : EXIT.ok;
-    return summary.exitCode;
+    return runExitCode({ unwritten: written.failed.length, interrupted: report.interrupted, updatedBaseline: Boolean(options.updateBaseline), errored: summary.outcomes.errored, exitCode: summary.exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {

@@ -1,9 +1,9 @@
 import { deadlineSignal, HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { ENDPOINT, SCHEMA_VERSION, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
+import { startRun } from '../report/head.js';
+import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { EVERY_PROBE, rowAsResult } from '../report/view.js';
-import { VERSION } from '../version.js';
 import { clip } from '../boundary/text.js';
 import { CallLog } from './calls.js';
 import { ADVICE } from './diagnose.js';
@@ -163,8 +163,7 @@ export async function runAudit(
   hooks: AuditHooks = {},
   signal?: AbortSignal,
 ): Promise<AuditRun> {
-  const startedAt = new Date();
-  const t0 = performance.now();
+  const finish = startRun();
   // --max-duration ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which.
   const timer = options.maxDurationMs ? deadlineSignal(options.maxDurationMs) : undefined;
   const deadline = timer?.signal;
@@ -466,13 +465,7 @@ export async function runAudit(
     results.sort((a, b) => rank.get(a)! - rank.get(b)!);
 
     const report: Report = {
-      schemaVersion: SCHEMA_VERSION,
-      tool: { name: 'chatprobe', version: VERSION },
-      target: { baseUrl: options.baseUrl, headerNames: Object.keys(options.headers) },
-      startedAt: startedAt.toISOString(),
-      finishedAt: new Date().toISOString(),
-      durationMs: Math.round(performance.now() - t0),
-      interrupted: signal?.aborted ?? false,
+      ...finish(options, signal?.aborted ?? false),
       ...(deadline?.aborted ? { maxDurationReached: true } : {}),
       ...(options.shard ? { shard: { ...options.shard, allModels: fullPlan.models.map((m) => m.id) } } : {}),
       options: {

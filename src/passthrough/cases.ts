@@ -576,31 +576,20 @@ export function judgeStream(ev: CaseEvidence, aspect: 'frames' | 'usage' | 'timi
   return inconclusive(`${seen}: neither spread nor one burst`);
 }
 
+/** A case reading one aspect of the same scripted stream. */
+const streamCase = (id: string, aspect: Parameters<typeof judgeStream>[1], requirement: string): PassCase => ({
+  id,
+  requirement,
+  body: { stream: true, stream_options: { include_usage: true } },
+  stream: true,
+  respond: scriptedStream,
+  judge: (ev) => judgeStream(ev, aspect),
+});
+
 const STREAMS: PassCase[] = [
-  {
-    id: 'stream_frames',
-    requirement: 'A stream reaches the client event for event, with data: [DONE] (comment lines may be dropped).',
-    body: { stream: true, stream_options: { include_usage: true } },
-    stream: true,
-    respond: scriptedStream,
-    judge: (ev) => judgeStream(ev, 'frames'),
-  },
-  {
-    id: 'stream_usage',
-    requirement: 'The usage chunk at the end of a stream (include_usage) reaches the client unchanged.',
-    body: { stream: true, stream_options: { include_usage: true } },
-    stream: true,
-    respond: scriptedStream,
-    judge: (ev) => judgeStream(ev, 'usage'),
-  },
-  {
-    id: 'stream_timing',
-    requirement: 'A stream reaches the client as the upstream sends it, not buffered into one burst.',
-    body: { stream: true, stream_options: { include_usage: true } },
-    stream: true,
-    respond: scriptedStream,
-    judge: (ev) => judgeStream(ev, 'timing'),
-  },
+  streamCase('stream_frames', 'frames', 'A stream reaches the client event for event, with data: [DONE] (comment lines may be dropped).'),
+  streamCase('stream_usage', 'usage', 'The usage chunk at the end of a stream (include_usage) reaches the client unchanged.'),
+  streamCase('stream_timing', 'timing', 'A stream reaches the client as the upstream sends it, not buffered into one burst.'),
 ];
 
 export const CASES: readonly PassCase[] = [...REQUEST_SHAPE, ...PARAMETERS, ...OUT_OF_RANGE, UNKNOWN, ...ROLES, ...RESPONSES, ...STREAMS];

@@ -7,9 +7,9 @@ import { inconclusive } from '../engine/verdicts.js';
 import type { Exchange } from '../engine/exchange.js';
 import { HttpClient } from '../http/client.js';
 import type { RecordedCall } from '../report/har.js';
-import { type CallRecord, type ProbeInfo, type ProbeResult, type Report, SCHEMA_VERSION } from '../report/model.js';
+import { startRun } from '../report/head.js';
+import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
-import { VERSION } from '../version.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
 import { Slots } from '../engine/slots.js';
 
@@ -70,8 +70,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const cases = selectCases(options.cases);
   const models = [...new Set(options.models)];
   await checkUpstream(options.upstream, options.timeoutMs);
-  const startedAt = new Date();
-  const t0 = performance.now();
+  const finish = startRun();
   // A run id per model: the marker then names the case alone, which the upstream answers as scripted.
   const runs = models.map(() => randomBytes(5).toString('hex'));
   const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
@@ -158,13 +157,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const modelOrder = new Map(models.map((id, i) => [id, i]));
   results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || order.get(a.probe)! - order.get(b.probe)!);
   const report: Report = {
-    schemaVersion: SCHEMA_VERSION,
-    tool: { name: 'chatprobe', version: VERSION },
-    target: { baseUrl: options.baseUrl, headerNames: Object.keys(options.headers) },
-    startedAt: startedAt.toISOString(),
-    finishedAt: new Date().toISOString(),
-    durationMs: Math.round(performance.now() - t0),
-    interrupted: signal?.aborted ?? false,
+    ...finish(options, signal?.aborted ?? false),
     options: { concurrency: options.concurrency, timeoutMs: options.timeoutMs, modelFilter: models, probeFilter: cases.map(probeIdOf), strict: false, requireAuth: false, samples: 0 },
     models: models.map((id) => ({ id, listed: true })),
     probes: passthroughProbes().filter((p) => order.has(p.id)),

@@ -1,0 +1,21 @@
+import { VERSION } from '../version.js';
+import { SCHEMA_VERSION, type Report } from './model.js';
+
+/** What every run's report begins with: the tool, the target and the run's times. */
+export type ReportHead = Pick<Report, 'schemaVersion' | 'tool' | 'target' | 'startedAt' | 'finishedAt' | 'durationMs' | 'interrupted'>;
+
+/** Starts a run's clock. The function it returns writes the head of the run's report, once the run ends. */
+export function startRun(): (target: { baseUrl: string; headers: Record<string, string> }, interrupted: boolean) => ReportHead {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  return (target, interrupted) => ({
+    schemaVersion: SCHEMA_VERSION,
+    tool: { name: 'chatprobe', version: VERSION },
+    // Header names only: their values may be credentials.
+    target: { baseUrl: target.baseUrl, headerNames: Object.keys(target.headers) },
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    durationMs: Math.round(performance.now() - t0),
+    interrupted,
+  });
+}
