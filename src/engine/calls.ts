@@ -138,29 +138,62 @@ export class CallLog {
     return this.call(req, probe, model, true, slot) as Promise<StreamExchange>;
   }
 
-  /** One attempt, and after a rate limit (or a 503 naming a time) a wait and the next; `attempts`: the ids so far. */
+  /**
+   * One attempt, and after a rate limit (or a 503 naming a time) a wait and the next; `attempts`: the ids
+   * so far. A call with a free slot (or a held one) is one promise from here to its answer: the slot, the
+   * exchange, its record and the retry are worked out in the one callback, not each in a promise of its own
+   * (a fast call feels every promise hop of its way through the layers).
+   */
   private call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
-    // Chained rather than awaited: a fast call feels every promise hop of its way through the layers.
-    return this.once(req, probe, model, stream, slot).then(({ x, record }) => {
-      const attempt = attempts.length;
-      attempts.push(x.callId);
-      if (attempt > 0) {
-        record.retryOf = attempts[0]!;
-        record.attempt = attempt;
-      }
-      x.attempts = [...attempts];
-      const delay = attempt < this.policy.retries ? retryDelay(x, attempt) : undefined;
-      if (!delay) return x;
-      if ('stop' in delay) {
-        record.error = `${record.error ?? ''}; not retried: ${delay.stop}`;
-        return x;
-      }
-      record.waitMs = delay.waitMs;
-      return sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).then(
-        () => this.call(req, probe, model, stream, slot, attempts),
-        () => x, // interrupted while waiting
+    const slots = slot?.held ? undefined : this.slots;
+    if (!slots || slots.tryTake()) return this.attempt(req, probe, model, stream, slot, attempts, slots);
+    return new Promise<Exchange>((resolve) => slots.take(() => resolve(this.attempt(req, probe, model, stream, slot, attempts, slots))));
+  }
+
+  /**
+   * One attempt, its slot taken (`slots`: the slots it releases once answered; none for a held slot).
+   * Numbered when it is sent; a stream is read as it arrives (StreamSink): parsed and judged without being held.
+   */
+  private attempt(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[], slots: Slots | undefined): Promise<Exchange> {
+    const send = (): Promise<Exchange> => {
+      const id = `${this.idPrefix}${++this.seq}`;
+      const at = isoNow();
+      const sink = stream ? new StreamSink() : undefined;
+      const sent = this.signal?.aborted ? Promise.resolve(INTERRUPTED) : this.client.send(sink ? { ...req, sink } : req);
+      return sent.then(
+        (res) => {
+          slots?.release();
+          return this.retried(req, probe, model, stream, slot, attempts, this.settle(req, probe, model, stream, id, at, res, sink));
+        },
+        (err: unknown) => {
+          slots?.release();
+          throw err;
+        },
       );
-    });
+    };
+    return this.policy.rpm ? this.pace().then(send) : send();
+  }
+
+  /** The attempt's place among the call's attempts, and the next attempt after a wait if it was rate limited. */
+  private retried(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[], { x, record }: { x: Exchange; record: CallRecord }): Exchange | Promise<Exchange> {
+    const attempt = attempts.length;
+    attempts.push(x.callId);
+    if (attempt > 0) {
+      record.retryOf = attempts[0]!;
+      record.attempt = attempt;
+    }
+    x.attempts = [...attempts];
+    const delay = attempt < this.policy.retries ? retryDelay(x, attempt) : undefined;
+    if (!delay) return x;
+    if ('stop' in delay) {
+      record.error = `${record.error ?? ''}; not retried: ${delay.stop}`;
+      return x;
+    }
+    record.waitMs = delay.waitMs;
+    return sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).then(
+      () => this.call(req, probe, model, stream, slot, attempts),
+      () => x, // interrupted while waiting
+    );
   }
 
   /** Waits for the next slot under --rpm. */
@@ -170,25 +203,6 @@ export class CallLog {
     const slot = nextSlot(now, this.nextSlot, this.policy.rpm);
     this.nextSlot = slot.next;
     if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
-  }
-
-  private once(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined): Promise<{ x: Exchange; record: CallRecord }> {
-    if (!this.slots || slot?.held) return this.sendOnce(req, probe, model, stream);
-    return this.slots.run(() => this.sendOnce(req, probe, model, stream));
-  }
-
-  private sendOnce(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
-    if (this.policy.rpm) return this.pace().then(() => this.sendNow(req, probe, model, stream));
-    return this.sendNow(req, probe, model, stream);
-  }
-
-  private sendNow(req: HttpRequest, probe: string, model: string | undefined, stream: boolean): Promise<{ x: Exchange; record: CallRecord }> {
-    const id = `${this.idPrefix}${++this.seq}`;
-    const at = isoNow();
-    // A stream is read as it arrives (StreamSink): parsed and judged without being held.
-    const sink = stream ? new StreamSink() : undefined;
-    if (this.signal?.aborted) return Promise.resolve(this.settle(req, probe, model, stream, id, at, INTERRUPTED, sink));
-    return this.client.send(sink ? { ...req, sink } : req).then((res) => this.settle(req, probe, model, stream, id, at, res, sink));
   }
 
   /** The exchange a call's answer makes, and its trace record. */

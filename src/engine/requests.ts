@@ -63,12 +63,13 @@ export class ModelCaller {
     readonly model: string,
   ) {}
 
-  chat(body: ChatBody, probe: string, options: ChatOptions = {}): Promise<Exchange> {
-    return this.call(body, probe, options, false);
+  /** A chat request; `seen` is shown its exchange once it is final (the probe's evidence), before the caller is. */
+  chat(body: ChatBody, probe: string, options: ChatOptions = {}, seen?: (x: Exchange) => void): Promise<Exchange> {
+    return this.call(body, probe, options, false, seen);
   }
 
-  stream(body: ChatBody, probe: string, options: ChatOptions = {}): Promise<StreamExchange> {
-    return this.call({ ...body, stream: true }, probe, options, true) as Promise<StreamExchange>;
+  stream(body: ChatBody, probe: string, options: ChatOptions = {}, seen?: (x: StreamExchange) => void): Promise<StreamExchange> {
+    return this.call({ ...body, stream: true }, probe, options, true, seen as ((x: Exchange) => void) | undefined) as Promise<StreamExchange>;
   }
 
   /**
@@ -101,20 +102,28 @@ export class ModelCaller {
     return x;
   }
 
-  // Chained rather than awaited: a fast call feels every promise hop of its way through the layers.
-  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
+  /**
+   * Chained rather than awaited, and each step's decision taken in the callback of the answer it reads: a
+   * fast call feels every promise hop of its way through the layers, so a call that needs no second try
+   * is one hop here.
+   */
+  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean, seen: ((x: Exchange) => void) | undefined): Promise<Exchange> {
+    const done = (x: Exchange): Exchange => {
+      seen?.(x);
+      return x;
+    };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
-    return this.send(renamed ? renameLimit(body) : body, probe, options, stream).then((first) => {
-      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return first;
+    return this.send(renamed ? renameLimit(body) : body, probe, options, stream, (first) => {
+      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return done(first);
       // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
       // for this request and every later one of the model.
       this.limitKey = 'max_completion_tokens';
-      return this.send(renameLimit(body), probe, options, stream).then((second) => joined(first, second, false));
+      return this.send(renameLimit(body), probe, options, stream, (second) => done(joined(first, second, false)));
     });
   }
 
-  /** One chat request of the model, and a 5xx tried once more. */
-  private send(b: ChatBody, probe: string, options: ChatOptions, stream: boolean): Promise<Exchange> {
+  /** One chat request of the model, and a 5xx tried once more; `then` is given the result. */
+  private send(b: ChatBody, probe: string, options: ChatOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
     if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
     const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
     try {
@@ -122,12 +131,13 @@ export class ModelCaller {
     } catch (err) {
       return Promise.reject(err);
     }
-    const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot) : this.log.send(req, probe, this.model, options.slot)).then((x) => this.note(x));
+    const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot) : this.log.send(req, probe, this.model, options.slot));
     return once().then((x) => {
+      this.note(x);
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
       // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
-      if (x.status === undefined || x.status < 500 || x.transport || options.once) return x;
-      return once().then((again) => joined(x, again, true));
+      if (x.status === undefined || x.status < 500 || x.transport || options.once) return then(x);
+      return once().then((again) => then(joined(x, this.note(again), true)));
     });
   }
 }

@@ -241,11 +241,11 @@ export async function runAudit(
         model,
         ...(metered ? { meter: metered } : {}),
         options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
-        chat: (body, opts) => state.caller.chat(body, p.id, opts).then(track),
+        chat: (body, opts) => state.caller.chat(body, p.id, opts, track),
         stream: (body, opts) =>
-          state.caller.stream(body, p.id, opts).then((x) => {
+          state.caller.stream(body, p.id, opts, (x) => {
             if (x.assembled) recordTimes(state.streams, x);
-            return track(x);
+            track(x);
           }),
         send: async (req) => {
           assertLimited(req, p.id);

@@ -24,11 +24,25 @@ export class Slots {
 
   /** Runs `fn` holding a slot, and frees it when `fn` settles, whether it resolves or throws. */
   run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active < this.size) {
-      this.active++;
-      return this.hold(fn);
-    }
+    if (this.tryTake()) return this.hold(fn);
     return new Promise<void>((resolve) => this.waiting.push(resolve)).then(() => this.hold(fn));
+  }
+
+  /** Takes a free slot, if there is one (the holder must release() it). */
+  tryTake(): boolean {
+    if (this.active >= this.size) return false;
+    this.active++;
+    return true;
+  }
+
+  /**
+   * Calls `holder` once a slot is its, in the order asked: at once if one is free, else from the
+   * release() that frees one. `holder` must not throw (it runs inside another holder's release), and must
+   * release() the slot when done with it.
+   */
+  take(holder: () => void): void {
+    if (this.tryTake()) holder();
+    else this.waiting.push(holder);
   }
 
   private hold<T>(fn: () => Promise<T>): Promise<T> {
@@ -51,8 +65,8 @@ export class Slots {
     );
   }
 
-  /** The slot goes straight to the first waiter, if there is one. */
-  private release(): void {
+  /** Frees a slot taken by tryTake() or take(): it goes straight to the first waiter, if there is one. */
+  release(): void {
     if (this.head === this.waiting.length) {
       this.active--;
       return;

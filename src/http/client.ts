@@ -134,6 +134,7 @@ class Call implements Dispatcher.DispatchHandler {
     private readonly sentBody: string | undefined,
     timeoutMs: number,
     private readonly live: Set<Call>,
+    /** Called once, with the response: from undici's callbacks, so it must only hand the response on. */
     private readonly resolve: (res: HttpResponse) => void,
   ) {
     this.timer = setTimeout(() => this.abort(timeoutError()), timeoutMs);
@@ -289,36 +290,45 @@ export class HttpClient {
    * connection, and the response says so.
    */
   send(req: HttpRequest): Promise<HttpResponse> {
-    return this.sendOnce(req).then((first) => {
-      if (!closedUnanswered(first) || this.options.signal?.aborted) return first;
-      return this.sendOnce(req).then((again) => ({ ...again, resent: first.transport!.message }));
+    // Started inside the promise: a body JSON cannot carry (a BigInt) rejects the call, it does not throw.
+    // One promise a call: the resend is decided in the answer's callback, not in a promise of its own.
+    return new Promise((resolve, reject) => {
+      this.sendOnce(req, (first) => {
+        if (!closedUnanswered(first) || this.options.signal?.aborted) return resolve(first);
+        // Out of undici's callback that answered, as a promise's reaction would be.
+        queueMicrotask(() => {
+          try {
+            this.sendOnce(req, (again) => resolve({ ...again, resent: first.transport!.message }));
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
     });
   }
 
-  private sendOnce(req: HttpRequest): Promise<HttpResponse> {
-    // Built inside the promise: a body JSON cannot carry (a BigInt) rejects the call, it does not throw.
-    return new Promise((resolve) => {
-      const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
-      const { headers, payload } = this.prepare(req, true);
-      const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, resolve);
-      if (this.options.signal?.aborted) return call.abort(this.options.signal.reason);
-      try {
-        this.dispatcher.dispatch(
-          {
-            origin: this.origin,
-            path: (req.fromOrigin ? this.originPath : this.basePath) + req.path,
-            method: req.method,
-            headers,
-            body: payload,
-            headersTimeout: timeoutMs,
-            bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
-          },
-          call,
-        );
-      } catch (err) {
-        call.onResponseError(undefined, err as Error);
-      }
-    });
+  /** Sends one request; `answer` is called once, with its response. Throws if the body cannot be built. */
+  private sendOnce(req: HttpRequest, answer: (res: HttpResponse) => void): void {
+    const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
+    const { headers, payload } = this.prepare(req, true);
+    const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, answer);
+    if (this.options.signal?.aborted) return call.abort(this.options.signal.reason);
+    try {
+      this.dispatcher.dispatch(
+        {
+          origin: this.origin,
+          path: (req.fromOrigin ? this.originPath : this.basePath) + req.path,
+          method: req.method,
+          headers,
+          body: payload,
+          headersTimeout: timeoutMs,
+          bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
+        },
+        call,
+      );
+    } catch (err) {
+      call.onResponseError(undefined, err as Error);
+    }
   }
 
   async close(): Promise<void> {

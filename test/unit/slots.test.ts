@@ -51,6 +51,25 @@ describe('Slots', () => {
     expect(slots.activeCount).toBe(0);
   });
 
+  it('hands a freed slot to the holder that asked first with take(), and a slot is taken or not with tryTake()', () => {
+    const slots = new Slots(1);
+    const order: string[] = [];
+    expect(slots.tryTake()).toBe(true);
+    expect(slots.tryTake()).toBe(false);
+    slots.take(() => order.push('a'));
+    slots.take(() => order.push('b'));
+    expect([order, slots.activeCount, slots.pendingCount]).toEqual([[], 1, 2]);
+    slots.release();
+    expect(order).toEqual(['a']);
+    expect([slots.activeCount, slots.pendingCount]).toEqual([1, 1]);
+    slots.release();
+    expect(order).toEqual(['a', 'b']);
+    slots.release();
+    expect([slots.activeCount, slots.pendingCount]).toEqual([0, 0]);
+    slots.take(() => order.push('c'));
+    expect([order, slots.activeCount]).toEqual([['a', 'b', 'c'], 1]);
+  });
+
   it('refuses a size below one', () => {
     expect(() => new Slots(0)).toThrow(RangeError);
   });
