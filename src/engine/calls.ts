@@ -182,7 +182,8 @@ export class CallLog {
       record.retryOf = attempts[0]!;
       record.attempt = attempt;
     }
-    x.attempts = [...attempts];
+    // A first attempt's exchange already holds its own id alone; a retry's gets every id so far (a copy).
+    if (attempt > 0) x.attempts = [...attempts];
     const delay = attempt < this.policy.retries ? retryDelay(x, attempt) : undefined;
     if (!delay) return x;
     if ('stop' in delay) {

@@ -181,6 +181,9 @@ export class StreamSink implements BodySink {
 
 }
 
+/** Any character that is not white space (a test, where trim() would copy the whole body). */
+const NOT_BLANK = /\S/;
+
 /**
  * One answer as probes read it. `sunk` is the record a StreamSink kept of a body it read as it came: its
  * text, and whether that text is the body's first part only.
@@ -203,7 +206,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     truncated = true;
     unparsed = `JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
     parseError = `${unparsed}: chatprobe does not parse it`;
-  } else if (text.trim().length > 0 && !contentType.includes('text/event-stream')) {
+  } else if (NOT_BLANK.test(text) && !contentType.includes('text/event-stream')) {
     try {
       json = JSON.parse(bom ? text.slice(1) : text);
     } catch (err) {
@@ -237,7 +240,7 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     cuts.push(`chatprobe kept the first ${KEPT_TEXT_CHARS} of the body's ${text.length} characters; ${rest}`);
     text = flatCopy(text.slice(0, KEPT_TEXT_CHARS));
   }
-  return {
+  const x: Exchange = {
     callId,
     attempts: [callId],
     method: req.method,
@@ -252,7 +255,6 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     bom,
     cuts,
     truncated,
-    ...(unparsed ? { unparsed } : {}),
     cap: res.cap,
     bytes: res.bytes,
     durationMs: res.durationMs,
@@ -266,6 +268,9 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
     errorShape,
     cause,
   };
+  // Set apart, not spread into the literal: a spread makes V8 add every later field one by one.
+  if (unparsed) x.unparsed = unparsed;
+  return x;
 }
 
 export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, sink?: StreamSink): StreamExchange {

@@ -24,9 +24,22 @@ export function refusesKey(x: Exchange, key: string): boolean {
 
 /** The body with `max_tokens` sent as `max_completion_tokens`. */
 export function renameLimit(body: ChatBody): ChatBody {
-  if (!('max_tokens' in body)) return body;
-  const { max_tokens: limit, ...rest } = body;
-  return { ...rest, max_completion_tokens: limit };
+  return 'max_tokens' in body ? requestBody(undefined, body, true) : body;
+}
+
+/**
+ * A chat request's body: `model` first (when given), then the probe's fields, `max_tokens` renamed to
+ * `max_completion_tokens` with `rename`. One copy, by a loop: an object rest or a spread after a literal
+ * key is copied field by field through V8's slow path, on every request.
+ */
+function requestBody(model: string | undefined, body: ChatBody, rename: boolean): ChatBody {
+  const out: Record<string, unknown> = model === undefined ? {} : { model };
+  const b = body as Record<string, unknown>;
+  for (const key in b) {
+    if (key === 'max_tokens' && rename) out.max_completion_tokens = b[key];
+    else out[key] = b[key];
+  }
+  return out as ChatBody;
 }
 
 /** This many requests of a model in a row running past --timeout stop its row, as a failed smoke call does. */
@@ -113,19 +126,19 @@ export class ModelCaller {
       return x;
     };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
-    return this.send(renamed ? renameLimit(body) : body, probe, options, stream, (first) => {
+    return this.send(body, renamed, probe, options, stream, (first) => {
       if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return done(first);
       // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
       // for this request and every later one of the model.
       this.limitKey = 'max_completion_tokens';
-      return this.send(renameLimit(body), probe, options, stream, (second) => done(joined(first, second, false)));
+      return this.send(body, true, probe, options, stream, (second) => done(joined(first, second, false)));
     });
   }
 
-  /** One chat request of the model, and a 5xx tried once more; `then` is given the result. */
-  private send(b: ChatBody, probe: string, options: ChatOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
+  /** One chat request of the model (its limit renamed with `rename`), and a 5xx tried once more; `then` is given the result. */
+  private send(b: ChatBody, rename: boolean, probe: string, options: ChatOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
     if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
-    const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: { model: this.model, ...b } };
+    const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: requestBody(this.model, b, rename) };
     try {
       assertLimited(req, probe);
     } catch (err) {

@@ -219,6 +219,7 @@ export async function runAudit(
       return state;
     });
 
+    const probeOptions: ProbeContext['options'] = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) };
     /** The context a probe runs with; every call it makes goes into `evidence`. */
     const contextFor = (p: ProbeDefinition, state: ModelState, evidence: string[]): ProbeContext => {
       const model = state.plan.id;
@@ -240,7 +241,7 @@ export async function runAudit(
       return {
         model,
         ...(metered ? { meter: metered } : {}),
-        options: { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) },
+        options: probeOptions,
         chat: (body, opts) => state.caller.chat(body, p.id, opts, track),
         stream: (body, opts) =>
           state.caller.stream(body, p.id, opts, (x) => {
@@ -256,16 +257,18 @@ export async function runAudit(
         listing: () => track(listing),
         sequence: (fn) => log.sequence((slot) => fn({ slot })),
         loopLagMs: (from, to) => lag.worst(from, to),
-        shared: async <T>(s: SharedExchange<T>) => {
+        shared: <T>(s: SharedExchange<T>) => {
           let entry = state.shared.get(s.key);
           if (!entry) {
             const calls: string[] = [];
             entry = { value: s.make(contextFor(p, state, calls)), calls };
             state.shared.set(s.key, entry);
           }
-          const value = (await entry.value) as T;
-          evidence.push(...entry.calls);
-          return value;
+          const { calls } = entry;
+          return (entry.value as Promise<T>).then((value) => {
+            evidence.push(...calls);
+            return value;
+          });
         },
       };
     };
@@ -295,7 +298,7 @@ export async function runAudit(
       // A cell whose calls were cut short by Ctrl-C or the deadline says nothing about the endpoint: it was
       // not run (a baseline "refused" by an aborted call is no refusal).
       verdict = stopped() ?? verdict;
-      emit(result(resultModel, p, verdict, [...new Set(evidence)], performance.now() - t));
+      emit(result(resultModel, p, verdict, distinct(evidence), performance.now() - t));
       release(state);
     };
 
@@ -504,11 +507,20 @@ export function shardPlan(plan: Plan, shard: { index: number; count: number }): 
 }
 
 export function probeInfo(p: ProbeDefinition): ProbeInfo {
-  const { shared, ...cost } = p.cost;
+  const cost = p.cost;
+  const shared = cost.shared;
   const info: ProbeInfo = { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: { requests: cost.requests, maxTokens: cost.maxTokens } };
   if (cost.sampled) info.cost.sampled = { ...cost.sampled };
   if (shared) info.cost.shared = shared.map((x) => x.key);
   return info;
+}
+
+/** The call ids in their first order, each once (a probe's few need no Set). */
+function distinct(ids: readonly string[]): string[] {
+  if (ids.length > 32) return [...new Set(ids)];
+  const out: string[] = [];
+  for (const id of ids) if (!out.includes(id)) out.push(id);
+  return out;
 }
 
 /** A not-probed row's one result; its outcome without a baseline (report/judge.ts judges it). */

@@ -33,9 +33,18 @@ export const LIMIT_KEYS = ['max_tokens', 'max_completion_tokens'] as const;
  */
 export function mentions(text: string | undefined, word: string): boolean {
   if (!text) return false;
-  const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'i').test(text);
+  let pattern = wordPatterns.get(word);
+  if (!pattern) {
+    const escaped = word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    pattern = new RegExp(`(?<![A-Za-z0-9_])${escaped}(?![A-Za-z0-9_])`, 'i');
+    // The words are the probes' parameter names, a few dozen: compiled once each, not once a refusal.
+    if (wordPatterns.size < 1000) wordPatterns.set(word, pattern);
+  }
+  return pattern.test(text);
 }
+
+/** Whole-word patterns by word (no `g` flag: test() keeps no state between texts). */
+const wordPatterns = new Map<string, RegExp>();
 
 /** Whether a refusal names one of `names`: in `error.param` (or a path inside it), or as a whole word of its message. */
 export function namesAny(x: Exchange, names: readonly string[]): boolean {
@@ -64,7 +73,7 @@ export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_
   const choice = readChoices(x.json)[0];
   if (!choice) return `HTTP ${x.status} with JSON but no choice`;
   if (accept === 'choice') return undefined;
-  const hasContent = (choice.content ?? '').trim() !== '';
+  const hasContent = choice.content !== null && /\S/.test(choice.content);
   if (hasContent || (accept !== 'content' && choice.toolCalls.length > 0)) return undefined;
   if (accept === 'ended' && choice.finishReason === 'stop') return undefined;
   const where = choice.reasoning ? ' (the text went to a reasoning field)' : choice.finishReason === 'length' ? ' (cut by the output limit before any content)' : '';

@@ -33,6 +33,22 @@ function viewsOf(choices: unknown[]): readonly ChoiceView[] {
   });
 }
 
+/**
+ * The value of a JSON text, or undefined when it is none. Text that cannot begin a JSON value (prose, the
+ * usual answer) is not handed to JSON.parse: it fails here without a SyntaxError thrown and caught.
+ */
+export function jsonOf(text: string): unknown {
+  if (!JSON_START.test(text)) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How a JSON text can begin, after JSON's white space: an object, array, string, number or literal. */
+const JSON_START = /^[ \t\n\r]*[[{"\-0-9tfn]/;
+
 /** A 2xx body that is really an error (`{"error":…}`, `{"success":false}`) is a failure: clients take it as an answer. */
 export function errorIn2xx(json: unknown): string | undefined {
   if (!isObject(json)) return undefined;

@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { jsonOf, readChoices } from '../../src/spec/completion.js';
 import { lazyValidator } from '../../src/spec/validate.js';
 import { contentOf, quote } from './params.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
@@ -15,11 +15,9 @@ const validateSky = lazyValidator(SKY_SCHEMA);
  */
 export function readJson(raw: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
   const content = raw.replace(/^\s*<think>[\s\S]*?<\/think>/i, '');
-  try {
-    return { kind: 'json', value: JSON.parse(content.trim()) };
-  } catch {
-    return /```(?:json)?\s*[[{][\s\S]*```/i.test(content) ? { kind: 'fenced' } : { kind: 'prose' };
-  }
+  const value = jsonOf(content.trim());
+  if (value !== undefined) return { kind: 'json', value };
+  return /```(?:json)?\s*[[{][\s\S]*```/i.test(content) ? { kind: 'fenced' } : { kind: 'prose' };
 }
 
 const isJsonObject = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);

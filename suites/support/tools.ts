@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { jsonOf, readChoices } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
 import { lazyValidator } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
@@ -61,21 +61,13 @@ function namesCalled(v: unknown): string[] {
  */
 export function textToolCall(content: string): string | undefined {
   const tagged = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/.exec(content);
-  if (tagged) return `a <tool_call> tag${namesCalled(parse(tagged[1]!)).length ? ` calling ${namesCalled(parse(tagged[1]!)).join(', ')}` : ''}`;
+  if (tagged) return `a <tool_call> tag${namesCalled(jsonOf(tagged[1]!)).length ? ` calling ${namesCalled(jsonOf(tagged[1]!)).join(', ')}` : ''}`;
   const fn = /<function=(\w+)>/.exec(content);
   if (fn && (TOOL_NAMES as readonly string[]).includes(fn[1]!)) return `a <function=${fn[1]}> tag`;
   if (/<\|python_tag\|>|\[TOOL_CALLS\]/.test(content)) return 'a tool-call marker (<|python_tag|> or [TOOL_CALLS])';
   const body = /```(?:json)?\s*([\s\S]*?)```/.exec(content)?.[1] ?? content;
-  const names = namesCalled(parse(body.trim()));
+  const names = namesCalled(jsonOf(body.trim()));
   return names.length > 0 ? `a JSON object calling ${names.join(', ')}` : undefined;
-}
-
-function parse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Tools ignored by the API because the call came back as text. */

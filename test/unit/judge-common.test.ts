@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerProblem, mentions, namesAny, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { hasLimit, refusesKey, renameLimit } from '../../src/engine/requests.js';
 import { judgeAcceptance } from '../../suites/support/params.js';
+import { jsonOf } from '../../src/spec/completion.js';
 import { errorIn200, raw, refused, reply, timedOut } from '../helpers/exchanges.js';
 
 const ok = reply('OK');
@@ -14,8 +15,15 @@ describe('naming a feature (verdict contract, rule 10)', () => {
     ['stop', "'stop' is not supported with this model", true],
     ['image', 'Image input is not supported - hint: you may need to provide the mmproj', true],
     ['max_tokens', 'use max_completion_tokens instead', false],
+    ['max_tokens', 'max_tokens is too large', true],
+    ['n', 'N must be 1', true],
   ])('%s in %j: %s', (word, text, expected) => {
     expect(mentions(text, word)).toBe(expected);
+  });
+
+  it('reads the same word in text after text alike (its pattern kept, holding no state)', () => {
+    const texts = ['stop is not supported', 'no such thing', 'the stop sequences', 'stops', 'STOP: unsupported'];
+    for (let round = 0; round < 3; round++) expect(texts.map((t) => mentions(t, 'stop'))).toEqual([true, false, true, false, true]);
   });
 
   it('reads error.param, and paths inside it', () => {
@@ -38,6 +46,24 @@ describe('a readable answer (rule 3)', () => {
     const got = answerProblem(x);
     if (problem === undefined) expect(got).toBeUndefined();
     else expect(got).toContain(problem);
+  });
+
+  it('counts white space of any kind as no content', () => {
+    expect(answerProblem(reply(' \n\t\u00a0'))).toContain('empty content');
+    expect(answerProblem(reply(' x '))).toBeUndefined();
+  });
+
+  it('reads a JSON text as JSON.parse does, and prose as no JSON without parsing it', () => {
+    const texts = ['{"a":1}', ' \n[1,2]', '"x"', '-1.5', '0', 'true', 'false', 'null', 'nul', 'The sky is blue.', '', ' ', '\u00a0{"a":1}', '{"a":', '```json\n{}\n```', 'tomorrow'];
+    const parsed = (t: string) => {
+      try {
+        return JSON.parse(t) as unknown;
+      } catch {
+        return undefined;
+      }
+    };
+    for (const t of texts) expect(jsonOf(t), t).toEqual(parsed(t));
+    expect(jsonOf('null')).toBeNull();
   });
 
   it('makes a 200 error body inconclusive with a finding, never a verdict on the feature', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isoNow, keptHeader } from '../../src/engine/calls.js';
+import { LoopLag, TICK_MS } from '../../src/engine/lag.js';
 import { Slots } from '../../src/engine/slots.js';
 
 /** A promise and the function that settles it, so a test decides when each holder finishes. */
@@ -88,5 +89,36 @@ describe('keptHeader', () => {
     const dropped = ['authorization', 'set-cookie', 'x-api-key', 'content-type', 'x-ratelimit', 'x-request-ids', 'my-x-ratelimit-limit', 'retry-after-ms'];
     expect(kept.filter(keptHeader)).toEqual(kept);
     expect(dropped.filter(keptHeader)).toEqual([]);
+  });
+});
+
+describe('LoopLag', () => {
+  it('finds the worst lateness of the ticks covering a stretch, as its ring grows and after it wraps', () => {
+    const lag = new LoopLag();
+    lag.start(0);
+    // Tick k fires at k * TICK_MS, late by 0 except every 1000th, late by k / 1000 ms.
+    let at = 0;
+    const times: number[] = [0];
+    const lateBy = (k: number) => (k % 1000 === 0 ? k / 1000 : 0);
+    for (let k = 1; k <= 9000; k++) {
+      at += TICK_MS + lateBy(k);
+      times.push(at);
+      lag.tick(at);
+      if (k === 2000 || k === 6500) {
+        // Stretches before the ring grew and in it: tick 1000 alone, then ticks 1500 to 1600 (none late).
+        expect(lag.worst(times[1000]! - 1, times[1000]!)).toBe(1);
+        expect(lag.worst(times[1500]!, times[1600]!)).toBe(0);
+      }
+      if (k === 100 || k === 2000 || k === 9000) {
+        // The whole run so far, and the stretch of the last 2 ticks.
+        const expected = Math.max(0, ...Array.from({ length: k }, (_, j) => (k - j > 6000 ? 0 : lateBy(j + 1))));
+        expect(lag.worst(0, at)).toBe(expected);
+        expect(lag.worst(at - TICK_MS, at)).toBe(lateBy(k));
+      }
+    }
+    // A minute of ticks is kept: tick 1000 (late by 1 ms) is gone, tick 9000 (late by 9 ms) is there.
+    expect(lag.worst(0, at)).toBe(9);
+    expect(lag.worst(0, 1000 * TICK_MS + 1)).toBe(0);
+    lag.stop();
   });
 });
