@@ -158,7 +158,7 @@ export class CallLog {
     const send = (): Promise<Exchange> => {
       const id = `${this.idPrefix}${++this.seq}`;
       const at = isoNow();
-      const sink = stream ? new StreamSink() : undefined;
+      const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
       const sent = this.signal?.aborted ? Promise.resolve(INTERRUPTED) : this.client.send(sink ? { ...req, sink } : req);
       return sent.then(
         (res) => {

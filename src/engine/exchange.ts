@@ -120,7 +120,7 @@ export class StreamSink implements BodySink {
     onEvent: (ev) => {
       this.eventCount++;
       this.assembler.push(ev);
-      if (this.events.length < RECORDED_EVENTS && this.eventChars < RECORDED_EVENT_CHARS) {
+      if (this.recordEvents && this.events.length < RECORDED_EVENTS && this.eventChars < RECORDED_EVENT_CHARS) {
         const data = ev.data.slice(0, RECORDED_EVENT_CHARS - this.eventChars);
         this.events.push({ at: ev.at, data });
         this.eventChars += data.length;
@@ -137,7 +137,11 @@ export class StreamSink implements BodySink {
   readonly events: { at: number; data: string }[] = [];
   private eventChars = 0;
 
-  constructor(private readonly keep = STREAM_RECORD_CHARS) {}
+  /** `recordEvents`: keep the first events for the recorded exchange (exchanges.har); without a record, none. */
+  constructor(
+    private readonly keep = STREAM_RECORD_CHARS,
+    private readonly recordEvents = true,
+  ) {}
 
   start(status: number): boolean {
     return status >= 200 && status < 300;

@@ -42,6 +42,11 @@ function requestBody(model: string | undefined, body: ChatBody, rename: boolean)
   return out as ChatBody;
 }
 
+/** Shown each final exchange of a model's caller (a probe's cell, keeping its evidence). */
+export interface CallObserver {
+  seen(x: Exchange): void;
+}
+
 /** This many requests of a model in a row running past --timeout stop its row, as a failed smoke call does. */
 export const STALL_AFTER = 2;
 
@@ -76,13 +81,13 @@ export class ModelCaller {
     readonly model: string,
   ) {}
 
-  /** A chat request; `seen` is shown its exchange once it is final (the probe's evidence), before the caller is. */
-  chat(body: ChatBody, probe: string, options: ChatOptions = {}, seen?: (x: Exchange) => void): Promise<Exchange> {
-    return this.call(body, probe, options, false, seen);
+  /** A chat request; `observer` is shown its exchange once it is final (the probe's evidence), before the caller is. */
+  chat(body: ChatBody, probe: string, options: ChatOptions = {}, observer?: CallObserver): Promise<Exchange> {
+    return this.call(body, probe, options, false, observer);
   }
 
-  stream(body: ChatBody, probe: string, options: ChatOptions = {}, seen?: (x: StreamExchange) => void): Promise<StreamExchange> {
-    return this.call({ ...body, stream: true }, probe, options, true, seen as ((x: Exchange) => void) | undefined) as Promise<StreamExchange>;
+  stream(body: ChatBody, probe: string, options: ChatOptions = {}, observer?: CallObserver): Promise<StreamExchange> {
+    return this.call({ ...body, stream: true }, probe, options, true, observer) as Promise<StreamExchange>;
   }
 
   /**
@@ -120,9 +125,9 @@ export class ModelCaller {
    * fast call feels every promise hop of its way through the layers, so a call that needs no second try
    * is one hop here.
    */
-  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean, seen: ((x: Exchange) => void) | undefined): Promise<Exchange> {
+  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean, observer: CallObserver | undefined): Promise<Exchange> {
     const done = (x: Exchange): Exchange => {
-      seen?.(x);
+      observer?.seen(x);
       return x;
     };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';

@@ -1,4 +1,4 @@
-import { deadlineSignal, HttpClient, MODEL_LIST_MAX_BYTES } from '../http/client.js';
+import { deadlineSignal, HttpClient, MODEL_LIST_MAX_BYTES, type HttpRequest } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { startRun } from '../report/head.js';
 import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
@@ -10,9 +10,9 @@ import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, type Plan, type PlannedModel } from './plan.js';
-import { costOfProbes, resolveCost, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
+import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
-import { assertLimited, ModelCaller, RowStalled } from './requests.js';
+import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
 import { compareDeclared } from '../report/declared.js';
 import { findMeter, type MeterSearch } from '../billing/find.js';
 import type { Meter } from '../billing/meter.js';
@@ -220,58 +220,7 @@ export async function runAudit(
     });
 
     const probeOptions: ProbeContext['options'] = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) };
-    /** The context a probe runs with; every call it makes goes into `evidence`. */
-    const contextFor = (p: ProbeDefinition, state: ModelState, evidence: string[]): ProbeContext => {
-      const model = state.plan.id;
-      const track = <T extends Exchange>(x: T): T => {
-        evidence.push(...x.attempts);
-        return x;
-      };
-      const metered: Meter | undefined =
-        meter && p.area === 'billing'
-          ? {
-              ...meter,
-              read: async () => {
-                const r = await meter.read();
-                evidence.push(r.callId);
-                return r;
-              },
-            }
-          : undefined;
-      return {
-        model,
-        ...(metered ? { meter: metered } : {}),
-        options: probeOptions,
-        chat: (body, opts) => state.caller.chat(body, p.id, opts, track),
-        stream: (body, opts) =>
-          state.caller.stream(body, p.id, opts, (x) => {
-            if (x.assembled) recordTimes(state.streams, x);
-            track(x);
-          }),
-        send: async (req) => {
-          assertLimited(req, p.id);
-          return track(await log.send(req, p.id, model));
-        },
-        control: () => track(state.smoke!),
-        runaway: () => (state.caller.runaway ? track(state.caller.runaway) : undefined),
-        listing: () => track(listing),
-        sequence: (fn) => log.sequence((slot) => fn({ slot })),
-        loopLagMs: (from, to) => lag.worst(from, to),
-        shared: <T>(s: SharedExchange<T>) => {
-          let entry = state.shared.get(s.key);
-          if (!entry) {
-            const calls: string[] = [];
-            entry = { value: s.make(contextFor(p, state, calls)), calls };
-            state.shared.set(s.key, entry);
-          }
-          const { calls } = entry;
-          return (entry.value as Promise<T>).then((value) => {
-            evidence.push(...calls);
-            return value;
-          });
-        },
-      };
-    };
+    const scope: RunScope = { log, lag, listing, meter, options: probeOptions };
 
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
       const before = stopped();
@@ -280,7 +229,7 @@ export async function runAudit(
         return release(state);
       }
       const evidence: string[] = [];
-      const ctx = contextFor(p, state, evidence);
+      const ctx = new CellContext(scope, p, state, evidence);
       const t = performance.now();
       let verdict: ProbeVerdict;
       try {
@@ -506,6 +455,108 @@ export function shardPlan(plan: Plan, shard: { index: number; count: number }): 
   };
 }
 
+/** What every cell of a run shares: the call log, the loop's lateness, the model list and the meter. */
+interface RunScope {
+  log: CallLog;
+  lag: LoopLag;
+  listing: Exchange;
+  meter: Meter | undefined;
+  options: ProbeContext['options'];
+}
+
+/**
+ * The context a probe runs with; every call it makes goes into `evidence`. A class, its methods shared:
+ * a cell's context is a few fields, not a dozen closures made for every cell of the run.
+ */
+class CellContext implements ProbeContext, CallObserver {
+  readonly model: string;
+  readonly options: ProbeContext['options'];
+  readonly meter?: Meter;
+
+  constructor(
+    private readonly run: RunScope,
+    private readonly p: ProbeDefinition,
+    private readonly state: ModelState,
+    private readonly evidence: string[],
+  ) {
+    this.model = state.plan.id;
+    this.options = run.options;
+    const meter = run.meter;
+    if (meter && p.area === 'billing') {
+      this.meter = {
+        ...meter,
+        read: async () => {
+          const r = await meter.read();
+          evidence.push(r.callId);
+          return r;
+        },
+      };
+    }
+  }
+
+  /** A final exchange of this cell's: its calls are evidence, a stream's times go into the model's metrics. */
+  seen(x: Exchange): void {
+    if ((x as Partial<StreamExchange>).assembled) recordTimes(this.state.streams, x as StreamExchange);
+    this.evidence.push(...x.attempts);
+  }
+
+  private track<T extends Exchange>(x: T): T {
+    this.evidence.push(...x.attempts);
+    return x;
+  }
+
+  chat(body: ChatBody, opts?: ChatOptions): Promise<Exchange> {
+    return this.state.caller.chat(body, this.p.id, opts, this);
+  }
+
+  stream(body: ChatBody, opts?: ChatOptions): Promise<StreamExchange> {
+    return this.state.caller.stream(body, this.p.id, opts, this);
+  }
+
+  send(req: HttpRequest): Promise<Exchange> {
+    try {
+      assertLimited(req, this.p.id);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.run.log.send(req, this.p.id, this.model).then((x) => this.track(x));
+  }
+
+  control(): Exchange {
+    return this.track(this.state.smoke!);
+  }
+
+  runaway(): Exchange | undefined {
+    return this.state.caller.runaway ? this.track(this.state.caller.runaway) : undefined;
+  }
+
+  listing(): Exchange {
+    return this.track(this.run.listing);
+  }
+
+  sequence<T>(fn: (inSlot: ChatOptions) => Promise<T>): Promise<T> {
+    return this.run.log.sequence((slot) => fn({ slot }));
+  }
+
+  loopLagMs(from: number, to: number): number {
+    return this.run.lag.worst(from, to);
+  }
+
+  shared<T>(s: SharedExchange<T>): Promise<T> {
+    let entry = this.state.shared.get(s.key);
+    if (!entry) {
+      const calls: string[] = [];
+      entry = { value: s.make(new CellContext(this.run, this.p, this.state, calls)), calls };
+      this.state.shared.set(s.key, entry);
+    }
+    const { calls } = entry;
+    return (entry.value as Promise<T>).then((value) => {
+      this.evidence.push(...calls);
+      return value;
+    });
+  }
+}
+
 export function probeInfo(p: ProbeDefinition): ProbeInfo {
   const cost = p.cost;
   const shared = cost.shared;
@@ -542,7 +593,7 @@ function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: st
     outcome,
     observed: clip(v.observed, MAX_OBSERVED),
     evidence,
-    findings: boundFindings(v.findings ?? []),
+    findings: v.findings?.length ? boundFindings(v.findings) : [],
     durationMs: Math.round(ms),
   };
   if (v.cause) r.cause = v.cause;

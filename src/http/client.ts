@@ -240,6 +240,9 @@ export class HttpClient {
   private readonly originPath: string;
   /** The calls in flight, aborted together when the run's signal fires. */
   private readonly live = new Set<Call>();
+  /** The Authorization header the key makes, written once (not a new string for every request). */
+  private readonly bearer: string;
+  private readonly hasHeaders: boolean;
 
   constructor(private readonly options: HttpClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
@@ -248,6 +251,8 @@ export class HttpClient {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.originPath = originOf(this.basePath);
+    this.bearer = `Bearer ${options.apiKey ?? ''}`;
+    this.hasHeaders = Object.keys(options.headers).length > 0;
     // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
     // Keep-alive, one request at a time per connection (pipelining 1; 0 would close each after its answer),
     // in a pool bounded per origin: a run opens about as many connections as it has requests in flight.
@@ -267,11 +272,13 @@ export class HttpClient {
    * header the key fills is named by the variable it comes from, never holds it (the body is not built).
    */
   prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
-    const headers: Record<string, string> = { accept: 'application/json, text/event-stream', ...this.options.headers, ...req.headers };
+    // Spread (own properties, a header named __proto__ included) only when there is something to add.
+    const headers: Record<string, string> =
+      this.hasHeaders || req.headers ? { accept: ACCEPT, ...this.options.headers, ...req.headers } : { accept: ACCEPT };
     const auth = req.auth ?? 'default';
     const key = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
     if (auth === 'default') {
-      if (this.options.apiKey) headers.authorization = `Bearer ${key}`;
+      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : `Bearer ${key}`;
     } else if (auth === 'raw-key') {
       if (this.options.apiKey) headers.authorization = key!;
     } else if (auth !== 'none') {
@@ -335,6 +342,8 @@ export class HttpClient {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 }
+
+const ACCEPT = 'application/json, text/event-stream';
 
 /** Codes of a connection closed or reset under a request. */
 const CLOSED_CODES = /\b(UND_ERR_SOCKET|ECONNRESET|EPIPE)\b/;

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import type { BodyChunk } from './client.js';
 
 /**
@@ -66,8 +67,10 @@ export class SseReader {
     bom: false,
     overlong: 0,
   };
-  // ignoreBOM keeps a leading BOM in the text, so it can be recorded rather than silently dropped.
-  private readonly decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  // A StringDecoder keeps a leading BOM in the text, so it can be recorded rather than silently dropped, and
+  // decodes as TextDecoder does (a U+FFFD per maximal bad sequence, a sequence split across reads joined),
+  // without TextDecoder's converter made for every stream and its slower decode of every read.
+  private readonly decoder = new StringDecoder('utf8');
   private pending = '';
   private pendingCr = false;
   private first = true;
@@ -82,13 +85,13 @@ export class SseReader {
   constructor(private readonly options: SseReaderOptions = {}) {}
 
   push(bytes: Uint8Array, at: number): void {
-    const text = this.decoder.decode(bytes, { stream: true });
+    const text = this.decoder.write(bytes);
     this.options.onText?.(text);
     this.feed(text, at);
   }
 
   end(at: number): void {
-    const rest = this.decoder.decode();
+    const rest = this.decoder.end();
     if (rest) this.options.onText?.(rest);
     this.feed(rest, at);
     if (this.pendingCr) {

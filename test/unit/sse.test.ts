@@ -27,6 +27,19 @@ describe('SseReader', () => {
     expect(strip(readSse(byteByByte(text)))).toEqual(strip(readSse(whole(text))));
   });
 
+  it('decodes bad UTF-8 as a browser does (TextDecoder), however the bytes are split across reads', () => {
+    // A lone continuation byte, a cut sequence, an overlong form, a surrogate and a byte past U+10FFFF.
+    const bad = [[0x80], [0xe2, 0x82], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff], [0xf0, 0x9f, 0x99, 0x82]];
+    const body = [...enc.encode('data: {"a":"'), ...bad.flat(), ...enc.encode('x"}\n\n')];
+    const expected = `{"a":"${new TextDecoder().decode(Uint8Array.from(bad.flat()))}x"}`;
+    expect(expected).toContain('\uFFFD');
+    for (let step = 1; step <= 5; step++) {
+      const chunks: BodyChunk[] = [];
+      for (let i = 0; i < body.length; i += step) chunks.push({ at: i, bytes: Uint8Array.from(body.slice(i, i + step)) });
+      expect(readSse(chunks).events.map((e) => e.data), `${step} bytes a read`).toEqual([expected]);
+    }
+  });
+
   it('reads plain events and [DONE]', () => {
     const { events, facts } = readSse(whole(SAMPLES.plain!));
     expect(events.map((e) => e.data)).toEqual(['{"a":1}', '{"a":2}', '[DONE]']);
