@@ -29,16 +29,17 @@ export function renameLimit(body: ChatBody): ChatBody {
 
 /**
  * A chat request's body: `model` first (when given), then the probe's fields, `max_tokens` renamed to
- * `max_completion_tokens` with `rename`. One copy, by a loop: an object rest or a spread after a literal
- * key is copied field by field through V8's slow path, on every request.
+ * `max_completion_tokens` with `rename`, and `stream: true` with `stream`. One copy, by a loop: an object
+ * rest or a spread after a literal key is copied field by field through V8's slow path, on every request.
  */
-function requestBody(model: string | undefined, body: ChatBody, rename: boolean): ChatBody {
+function requestBody(model: string | undefined, body: ChatBody, rename: boolean, stream = false): ChatBody {
   const out: Record<string, unknown> = model === undefined ? {} : { model };
   const b = body as Record<string, unknown>;
   for (const key in b) {
     if (key === 'max_tokens' && rename) out.max_completion_tokens = b[key];
     else out[key] = b[key];
   }
+  if (stream) out.stream = true;
   return out as ChatBody;
 }
 
@@ -87,7 +88,7 @@ export class ModelCaller {
   }
 
   stream(body: ChatBody, probe: string, options: ChatOptions = {}, observer?: CallObserver): Promise<StreamExchange> {
-    return this.call({ ...body, stream: true }, probe, options, true, observer) as Promise<StreamExchange>;
+    return this.call(body, probe, options, true, observer) as Promise<StreamExchange>;
   }
 
   /**
@@ -143,7 +144,7 @@ export class ModelCaller {
   /** One chat request of the model (its limit renamed with `rename`), and a 5xx tried once more; `then` is given the result. */
   private send(b: ChatBody, rename: boolean, probe: string, options: ChatOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
     if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
-    const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: requestBody(this.model, b, rename) };
+    const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: requestBody(this.model, b, rename, stream) };
     try {
       assertLimited(req, probe);
     } catch (err) {

@@ -16,15 +16,23 @@ const PLACEHOLDER_STOP = '<|chatprobe-stop|>';
 export function pickStop(text: string): { stop: string; at: number } | undefined {
   if (text.trim().length < 12) return undefined;
   const from = Math.floor(text.length * 0.4);
-  const starts: number[] = [];
-  for (let i = from; i < text.length - 3; i++) if (/\s/.test(text[i - 1] ?? '') && /\S/.test(text[i]!)) starts.push(i);
-  for (let i = from; i < text.length - 3; i++) if (/\S/.test(text[i]!)) starts.push(i);
-  for (const at of starts) {
+  /** The first string of 3 to 8 characters at `at`, not starting or ending in a space, that occurs there first. */
+  const firstAt = (at: number): { stop: string; at: number } | undefined => {
     for (let len = 3; len <= 8 && at + len <= text.length; len++) {
       const stop = text.slice(at, at + len);
       if (/^\s|\s$/.test(stop)) continue;
       if (text.indexOf(stop) === at) return { stop, at };
     }
+    return undefined;
+  };
+  // Word starts first, then any character that is not a space: tried in that order, the first that fits wins.
+  for (let i = from; i < text.length - 3; i++) {
+    const found = /\s/.test(text[i - 1] ?? '') && /\S/.test(text[i]!) ? firstAt(i) : undefined;
+    if (found) return found;
+  }
+  for (let i = from; i < text.length - 3; i++) {
+    const found = /\S/.test(text[i]!) ? firstAt(i) : undefined;
+    if (found) return found;
   }
   return undefined;
 }
