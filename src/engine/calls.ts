@@ -162,8 +162,14 @@ export class CallLog {
       const sent = this.signal?.aborted ? Promise.resolve(INTERRUPTED) : this.client.send(sink ? { ...req, sink } : req);
       return sent.then(
         (res) => {
-          slots?.release();
-          return this.retried(req, probe, model, stream, slot, attempts, this.settle(req, probe, model, stream, id, at, res, sink));
+          // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
+          let settled: { x: Exchange; record: CallRecord };
+          try {
+            settled = this.settle(req, probe, model, stream, id, at, res, sink);
+          } finally {
+            slots?.release();
+          }
+          return this.retried(req, probe, model, stream, slot, attempts, settled);
         },
         (err: unknown) => {
           slots?.release();

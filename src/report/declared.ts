@@ -76,7 +76,13 @@ export function declaredFinding(probe: string, verdict: Verdict, d: Declarations
 
 /** Each cell of a model with declarations, with the finding they give it added. */
 export function compareDeclared(models: readonly ModelEntry[], results: readonly ProbeResult[]): ProbeResult[] {
-  const byModel = new Map(models.map((m) => [m.id, declarationsOf(m.declared)]));
+  const byModel = new Map<string, Declarations>();
+  for (const m of models) {
+    const d = declarationsOf(m.declared);
+    // A model that declares nothing gives no cell a finding: its cells are not looked at one by one.
+    if (d.params || d.capabilities || d.modalities) byModel.set(m.id, d);
+  }
+  if (byModel.size === 0) return [...results];
   return results.map((r) => {
     const d = byModel.get(r.model);
     const f = d ? declaredFinding(r.probe, r.verdict, d) : undefined;
