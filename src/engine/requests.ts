@@ -28,18 +28,23 @@ export function renameLimit(body: ChatBody): ChatBody {
 }
 
 /**
- * A chat request's body: `model` first (when given), then the probe's fields, `max_tokens` renamed to
- * `max_completion_tokens` with `rename`, and `stream: true` with `stream`. One copy, by a loop: an object
- * rest or a spread after a literal key is copied field by field through V8's slow path, on every request.
+ * A chat request's body, as `{ model, ...body, stream: true }` writes it, and with `rename` as
+ * `{ ...rest, max_completion_tokens: max_tokens }` does (the renamed limit last, its value the one sent
+ * as max_tokens): `model` first (when given), the probe's own fields in their order, `stream: true` with
+ * `stream`. One copy, by a loop: an object rest or a spread after a literal key is copied field by field
+ * through V8's slow path, on every request.
  */
 function requestBody(model: string | undefined, body: ChatBody, rename: boolean, stream = false): ChatBody {
   const out: Record<string, unknown> = model === undefined ? {} : { model };
   const b = body as Record<string, unknown>;
-  for (const key in b) {
-    if (key === 'max_tokens' && rename) out.max_completion_tokens = b[key];
+  for (const key of Object.keys(b)) {
+    if (rename && key === 'max_tokens') continue;
+    // A field named __proto__ is a field, as a spread makes it, not the object's prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: b[key], enumerable: true, writable: true, configurable: true });
     else out[key] = b[key];
   }
   if (stream) out.stream = true;
+  if (rename) out.max_completion_tokens = b.max_tokens;
   return out as ChatBody;
 }
 

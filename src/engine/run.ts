@@ -471,7 +471,8 @@ interface RunScope {
 class CellContext implements ProbeContext, CallObserver {
   readonly model: string;
   readonly options: ProbeContext['options'];
-  readonly meter?: Meter;
+  /** Only a billing probe's context has one (declared, so other contexts have no such field at all). */
+  declare readonly meter?: Meter;
 
   constructor(
     private readonly run: RunScope,
@@ -546,7 +547,14 @@ class CellContext implements ProbeContext, CallObserver {
     let entry = this.state.shared.get(s.key);
     if (!entry) {
       const calls: string[] = [];
-      entry = { value: s.make(new CellContext(this.run, this.p, this.state, calls)), calls };
+      let value: Promise<T>;
+      try {
+        value = s.make(new CellContext(this.run, this.p, this.state, calls));
+      } catch (err) {
+        // A make() that throws at once fails its callers as a rejected exchange would, not by a throw.
+        value = Promise.reject(err);
+      }
+      entry = { value, calls };
       this.state.shared.set(s.key, entry);
     }
     const { calls } = entry;

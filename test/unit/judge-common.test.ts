@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { answerProblem, mentions, namesAny, refusal, unreadable } from '../../src/engine/verdicts.js';
-import { hasLimit, refusesKey, renameLimit } from '../../src/engine/requests.js';
+import { hasLimit, ModelCaller, refusesKey, renameLimit } from '../../src/engine/requests.js';
+import type { CallLog } from '../../src/engine/calls.js';
+import type { HttpRequest } from '../../src/http/client.js';
 import { judgeAcceptance } from '../../suites/support/params.js';
 import { jsonOf } from '../../src/spec/completion.js';
 import { errorIn200, raw, refused, reply, timedOut } from '../helpers/exchanges.js';
@@ -131,11 +133,33 @@ describe('acceptance', () => {
 });
 
 describe('the output limit every request carries (rule 7)', () => {
+  it('sends a model’s requests with the model first, then the probe’s fields in order, and a renamed limit last', async () => {
+    const sent: string[] = [];
+    // A call log that records each body as it would go on the wire; the first request refuses max_tokens.
+    const log = {
+      send: (req: HttpRequest) => (sent.push(JSON.stringify(req.body)), Promise.resolve(sent.length === 1 ? refused(400, "Unsupported parameter: 'max_tokens'", { param: 'max_tokens' }) : reply('OK'))),
+      stream: (req: HttpRequest) => (sent.push(JSON.stringify(req.body)), Promise.resolve(reply('OK'))),
+    } as unknown as CallLog;
+    const caller = new ModelCaller(log, 'm');
+    await caller.chat({ messages: [], max_tokens: 5, temperature: 0 }, 'p');
+    await caller.stream({ messages: [], max_tokens: 5, temperature: 0 }, 'p');
+    await caller.chat({ messages: [], max_tokens: 5, temperature: 0 }, 'p', { raw: true });
+    expect(sent).toEqual([
+      '{"model":"m","messages":[],"max_tokens":5,"temperature":0}',
+      '{"model":"m","messages":[],"temperature":0,"max_completion_tokens":5}',
+      '{"model":"m","messages":[],"temperature":0,"stream":true,"max_completion_tokens":5}',
+      '{"model":"m","messages":[],"max_tokens":5,"temperature":0}',
+    ]);
+  });
+
   it('is checked, and renamed for models that refuse max_tokens', () => {
     expect(hasLimit({ messages: [], max_tokens: 5 })).toBe(true);
     expect(hasLimit({ messages: [], max_completion_tokens: 5 })).toBe(true);
     expect(hasLimit({ messages: [] })).toBe(false);
     expect(renameLimit({ messages: [], max_tokens: 5, stop: ['x'] })).toEqual({ messages: [], max_completion_tokens: 5, stop: ['x'] });
+    // As sent: the renamed limit last, and the value sent as max_tokens kept when both keys were given.
+    expect(JSON.stringify(renameLimit({ messages: [], max_tokens: 5, temperature: 0 }))).toBe('{"messages":[],"temperature":0,"max_completion_tokens":5}');
+    expect(JSON.stringify(renameLimit({ messages: [], max_tokens: 5, max_completion_tokens: 9 }))).toBe('{"messages":[],"max_completion_tokens":5}');
     expect(refusesKey(refused(400, "Unsupported parameter: 'max_tokens' is not supported with this model."), 'max_tokens')).toBe(true);
     expect(refusesKey(refused(400, 'stop is not supported'), 'max_tokens')).toBe(false);
     expect(refusesKey(refused(503, 'max_tokens'), 'max_tokens')).toBe(false);
