@@ -498,7 +498,7 @@ class CellContext implements ProbeContext, CallObserver {
   /** A final exchange of this cell's: its calls are evidence, a stream's times go into the model's metrics. */
   seen(x: Exchange): void {
     if ((x as Partial<StreamExchange>).assembled) recordTimes(this.state.streams, x as StreamExchange);
-    this.evidence.push(...x.attempts);
+    this.track(x);
   }
 
   private track<T extends Exchange>(x: T): T {

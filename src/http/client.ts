@@ -276,11 +276,10 @@ export class HttpClient {
     const headers: Record<string, string> =
       this.hasHeaders || req.headers ? { accept: ACCEPT, ...this.options.headers, ...req.headers } : { accept: ACCEPT };
     const auth = req.auth ?? 'default';
-    const key = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
     if (auth === 'default') {
-      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : `Bearer ${key}`;
+      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : 'Bearer $OPENAI_API_KEY';
     } else if (auth === 'raw-key') {
-      if (this.options.apiKey) headers.authorization = key!;
+      if (this.options.apiKey) headers.authorization = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
     } else if (auth !== 'none') {
       headers.authorization = auth.authorization;
     }
