@@ -384,5 +384,10 @@ export function describeTransportFailure(err: unknown): TransportFailure {
 }
 
 export function bodyText(chunks: readonly BodyChunk[]): string {
+  // Most answers come in one read: decoded where they lie, not copied into a new buffer first.
+  if (chunks.length === 1) {
+    const { bytes } = chunks[0]!;
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  }
   return Buffer.concat(chunks.map((c) => c.bytes)).toString('utf8');
 }

@@ -74,7 +74,7 @@ export class SseReader {
   private pending = '';
   private pendingCr = false;
   private first = true;
-  private data: string[] = [];
+  private readonly data: string[] = [];
   private dataLength = 0;
   /** The current line passed MAX_LINE: the rest of it is skipped. */
   private skipping = false;
@@ -172,21 +172,17 @@ export class SseReader {
       if (this.facts.comments.length < KEEP) this.facts.comments.push(line.slice(0, 120));
       return;
     }
+    this.touched = true;
+    // Nearly every line of a stream: its value cut out once, with no field name cut out first.
+    if (line.startsWith('data: ')) return this.addData(line.slice(6));
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
     else if (field === 'data' && colon !== -1 && value.length > 0) this.facts.dataWithoutSpace = true;
-    this.touched = true;
     switch (field) {
       case 'data':
-        if (this.dataLength + value.length > MAX_LINE) {
-          this.facts.overlong++;
-          return;
-        }
-        this.dataLength += value.length + 1;
-        this.data.push(value);
-        return;
+        return this.addData(value);
       case 'event':
         this.event = value;
         break;
@@ -202,16 +198,25 @@ export class SseReader {
     if (!this.facts.otherFields.includes(field)) this.facts.otherFields.push(field);
   }
 
+  private addData(value: string): void {
+    if (this.dataLength + value.length > MAX_LINE) {
+      this.facts.overlong++;
+      return;
+    }
+    this.dataLength += value.length + 1;
+    this.data.push(value);
+  }
+
   private dispatch(at: number): void {
     if (this.data.length > 0) {
       if (this.data.length > 1) this.facts.multiLineData++;
-      const ev: SseEvent = { data: this.data.join('\n'), at };
+      const ev: SseEvent = { data: this.data.length === 1 ? this.data[0]! : this.data.join('\n'), at };
       if (this.event !== undefined) ev.event = this.event;
       if (this.id !== undefined) ev.id = this.id;
       if (this.options.onEvent) this.options.onEvent(ev);
       else this.events.push(ev);
     }
-    this.data = [];
+    this.data.length = 0;
     this.dataLength = 0;
     this.event = undefined;
     this.id = undefined;

@@ -114,6 +114,10 @@ const MAX_KEPT_IDS = 8;
 const MAX_COUNTED_IDS = 10_000;
 /** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */
 const MAX_KEPT = 32;
+/** The delta of a choice that has none (read, never written). */
+const NO_DELTA: Readonly<Record<string, unknown>> = Object.freeze({});
+/** Where servers put a reasoning model's thinking in a delta, in the order read. */
+const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const;
 
 /**
  * Puts a stream back together one event at a time, as it arrives: what it holds is bounded (the first
@@ -177,10 +181,12 @@ export class StreamAssembler {
     const usage = readUsage(chunk.usage);
     if (usage && out.usage.length < MAX_KEPT) out.usage.push(usage);
     else if (usage) out.usage[MAX_KEPT - 1] = usage;
-    if (!Array.isArray(chunk.choices)) return;
+    const choices = chunk.choices;
+    if (!Array.isArray(choices)) return;
     let hadContent = false;
     // A chunk with a million choices is read as its first few: the fault shows, the memory does not follow.
-    for (const choice of chunk.choices.slice(0, MAX_KEPT)) {
+    for (let c = 0, end = Math.min(choices.length, MAX_KEPT); c < end; c++) {
+      const choice: unknown = choices[c];
       if (!isObject(choice)) continue;
       const index = typeof choice.index === 'number' ? choice.index : 0;
       let slot = out.choices.get(index);
@@ -189,7 +195,7 @@ export class StreamAssembler {
         slot = { content: '', roles: [], finishReasons: [], reasoning: '', reasoningFields: [], toolCalls: [], toolFragmentsWithoutIndex: 0 };
         out.choices.set(index, slot);
       }
-      const delta = isObject(choice.delta) ? choice.delta : {};
+      const delta = isObject(choice.delta) ? choice.delta : NO_DELTA;
       if (typeof delta.role === 'string' && slot.roles.length < MAX_KEPT) slot.roles.push(delta.role);
       if (typeof delta.content === 'string' && delta.content.length > 0) {
         slot.content = this.append(slot.content, delta.content);
@@ -198,7 +204,7 @@ export class StreamAssembler {
       if (Array.isArray(delta.tool_calls)) addToolFragments(slot, delta.tool_calls);
       // Some servers send the same text under both names: it is read once, and both names are recorded.
       let read = false;
-      for (const field of ['reasoning_content', 'reasoning'] as const) {
+      for (const field of REASONING_FIELDS) {
         const piece = delta[field];
         if (typeof piece !== 'string' || piece === '') continue;
         if (!read) slot.reasoning = this.append(slot.reasoning, piece);
