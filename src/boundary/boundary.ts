@@ -24,6 +24,10 @@ export const REPORT_LIMITS: Limits = { string: 10_000, depth: 32, items: Number.
 /** Server-controlled bags (a /models entry's extra keys): small, shallow. */
 export const DECLARED_LIMITS: Limits = { string: 500, depth: 6, items: 50 };
 
+/** A string this long or shorter is cleaned once (Boundary.text), up to SHORT_STRINGS_KEPT of them. */
+const SHORT_STRING = 64;
+const SHORT_STRINGS_KEPT = 4096;
+
 export class Boundary {
   readonly redact: Redact;
   /** Labels of secrets too short to be searched for. */
@@ -38,9 +42,21 @@ export class Boundary {
     return new Boundary(createRedactor(secrets));
   }
 
+  /**
+   * Short strings cleaned so far (keys, header names, enum values: the same few, cleaned for every entry
+   * of exchanges.har), each with the cap it was cut to. Bounded: a server's many distinct strings are
+   * cleaned each time once it is full.
+   */
+  private readonly short = new Map<string, { max: number; clean: string }>();
+
   /** One string: redacted, controls visible, cut to `max`. */
   text(text: string, max = REPORT_LIMITS.string): string {
-    return clip(showControls(this.redact(text)), max);
+    if (text.length > SHORT_STRING) return clip(showControls(this.redact(text)), max);
+    const known = this.short.get(text);
+    if (known?.max === max) return known.clean;
+    const clean = clip(showControls(this.redact(text)), max);
+    if (known || this.short.size < SHORT_STRINGS_KEPT) this.short.set(text, { max, clean });
+    return clean;
   }
 
   /**
@@ -96,18 +112,23 @@ function walk(value: unknown, b: Boundary, limits: Limits, depth: number): unkno
     if (value.length > limits.items) items.push(`[${value.length - limits.items} more items cut by chatprobe]`);
     return items;
   }
-  const entries: [string, unknown][] = [];
+  const out: Record<string, unknown> = {};
   let n = 0;
   for (const key in value) {
     if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
     const v = (value as Record<string, unknown>)[key];
     if (v === undefined) continue;
     if (++n > limits.items) {
-      entries.push(['…', `more keys cut by chatprobe`]);
+      put(out, '…', `more keys cut by chatprobe`);
       break;
     }
-    entries.push([b.text(key, 200), walk(v, b, limits, depth + 1)]);
+    put(out, b.text(key, 200), walk(v, b, limits, depth + 1));
   }
-  // fromEntries defines own properties, so a server's "__proto__" key stays a plain key.
-  return Object.fromEntries(entries);
+  return out;
+}
+
+/** An own property, as Object.fromEntries defines it: a server's "__proto__" key stays a plain key. */
+function put(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }

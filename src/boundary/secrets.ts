@@ -49,8 +49,16 @@ export interface Redactor {
  * undone, and each match is mapped back to the whole span of the original that produced it, so a
  * replacement never splits an escape and the structure around it (JSON, XML) stays valid.
  */
-const ENCODED = /\\u[0-9a-fA-F]{4}|\\["\\/]|%[0-7][0-9a-fA-F]|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&(?:quot|amp|lt|gt|apos);|[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u206a-\u206f\ufe00-\ufe0f\ufeff]/g;
-const ANY_ENCODED = new RegExp(ENCODED.source);
+const ESCAPED_PUNCTUATION = '\\\\["\\\\/]';
+const OTHER_ENCODINGS = [
+  '\\\\u[0-9a-fA-F]{4}',
+  '%[0-7][0-9a-fA-F]',
+  '&#[0-9]{1,7};',
+  '&#[xX][0-9a-fA-F]{1,6};',
+  '&(?:quot|amp|lt|gt|apos);',
+  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u206a-\\u206f\\ufe00-\\ufe0f\\ufeff]',
+];
+const ENCODED = new RegExp([OTHER_ENCODINGS[0], ESCAPED_PUNCTUATION, ...OTHER_ENCODINGS.slice(1)].join('|'), 'g');
 const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&lt;': '<', '&gt;': '>', '&apos;': "'" };
 
 function decodeUnit(unit: string): string {
@@ -83,15 +91,98 @@ function room(n: number): void {
   ends = new Int32Array(n);
 }
 
+/** Multiplier of the rolling hash over a window's code units (odd, so no unit's bits are lost). */
+const HASH_BASE = 0x01000193;
+let baseToWindow = 1;
+for (let i = 1; i < FRAGMENT_LENGTH; i++) baseToWindow = Math.imul(baseToWindow, HASH_BASE);
+const slotOf = (h: number) => (h ^ (h >>> 16)) & 0xffff;
+
+/**
+ * The needles (all FRAGMENT_LENGTH long), found in one pass over a text whatever their number: a rolling hash
+ * of each window looked up in a table of the needles' hashes, and a hit checked against the needles
+ * themselves. A key of 160 characters is 153 needles: searching for each in turn read the text 153 times.
+ * Only windows made wholly of characters the needles have are hashed: a window whose last character is
+ * none of them moves the search past it (most of a JSON text: its quotes, colons, commas and spaces).
+ */
+class Fragments {
+  private readonly table = new Uint8Array(1 << 16);
+  /** 1 for each code unit some needle has. */
+  private readonly inNeedles = new Uint8Array(1 << 16);
+  private readonly needles: ReadonlySet<string>;
+
+  constructor(needles: readonly string[]) {
+    this.needles = new Set(needles);
+    for (const needle of needles) {
+      this.table[slotOf(this.hashAt(needle, 0))] = 1;
+      for (let i = 0; i < needle.length; i++) this.inNeedles[needle.charCodeAt(i)] = 1;
+    }
+  }
+
+  private hashAt(s: string, at: number): number {
+    let h = 0;
+    for (let i = at; i < at + FRAGMENT_LENGTH; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
+    return h;
+  }
+
+  /** Calls `found` with the start of every window of `s` that is a needle, in order. */
+  find(s: string, found: (at: number) => void): void {
+    const last = s.length - FRAGMENT_LENGTH;
+    const { table, inNeedles } = this;
+    let i = 0;
+    while (i <= last) {
+      // The window at i, read from its end: at its last character no needle has, no window up to there can match.
+      let j = i + FRAGMENT_LENGTH - 1;
+      while (j >= i && inNeedles[s.charCodeAt(j)] === 1) j--;
+      if (j >= i) {
+        i = j + 1;
+        continue;
+      }
+      // A run of needle characters: each of its windows hashed, rolling, until the run ends.
+      let h = this.hashAt(s, i);
+      for (;;) {
+        if (table[(h ^ (h >>> 16)) & 0xffff] === 1 && this.needles.has(s.slice(i, i + FRAGMENT_LENGTH))) found(i);
+        if (i === last) return;
+        const next = s.charCodeAt(i + FRAGMENT_LENGTH);
+        if (inNeedles[next] !== 1) {
+          i += FRAGMENT_LENGTH + 1;
+          break;
+        }
+        h = (Math.imul(h - Math.imul(s.charCodeAt(i), baseToWindow), HASH_BASE) + next) | 0;
+        i++;
+      }
+    }
+  }
+}
+
+/**
+ * How one redactor searches: its needles, and what in a text needs the shadow. An escape whose characters,
+ * and the one it stands for, are in no needle (JSON's \" and \\ for a key of letters, digits and dashes)
+ * cannot be inside a match nor join two parts of one: a text whose only escapes are such is searched as
+ * it is, as a text with none. A JSON text quoted inside another (a request body in exchanges.har) is one.
+ */
+interface Matcher {
+  fragments: Fragments;
+  /** Finds an escape or an invisible character that the shadow would change a match by. */
+  needsShadow: RegExp;
+}
+
+function matcherFor(needles: readonly string[]): Matcher {
+  const inNeedles = new Set(needles.join(''));
+  const harmless = (unit: string) => ![...unit.toLowerCase(), ...decodeUnit(unit).toLowerCase()].some((c) => inNeedles.has(c));
+  const punctuation = ['"', '\\', '/'].filter((c) => !harmless(`\\${c}`));
+  const parts = [...OTHER_ENCODINGS];
+  if (punctuation.length > 0) parts.push(`\\\\[${punctuation.map((c) => `\\${c}`).join('')}]`);
+  return { fragments: new Fragments(needles), needsShadow: new RegExp(parts.join('|')) };
+}
+
 /** Where the secrets are in text[from, to): spans in the text's own coordinates. */
-function spansIn(text: string, from: number, to: number, needles: readonly string[], out: [number, number][]): void {
-  // The common case: nothing encoded, nothing invisible, lower case the same length: the shadow is the text.
+function spansIn(text: string, from: number, to: number, matcher: Matcher, out: [number, number][]): void {
+  // The common case: nothing encoded that matters, nothing invisible, lower case the same length: the
+  // shadow is the text.
   const piece = text.slice(from, to);
   const lower = piece.toLowerCase();
-  if (lower.length === piece.length && !ANY_ENCODED.test(piece)) {
-    for (const needle of needles) {
-      for (let i = lower.indexOf(needle); i !== -1; i = lower.indexOf(needle, i + 1)) out.push([from + i, from + i + needle.length]);
-    }
+  if (lower.length === piece.length && !matcher.needsShadow.test(piece)) {
+    matcher.fragments.find(lower, (i) => out.push([from + i, from + i + FRAGMENT_LENGTH]));
     return;
   }
   // A lower-cased character can take two code units (İ), a decoded unit fewer than its escape: twice the
@@ -136,9 +227,7 @@ function spansIn(text: string, from: number, to: number, needles: readonly strin
   }
   plain(at, to);
   const flat = parts.join('');
-  for (const needle of needles) {
-    for (let i = flat.indexOf(needle); i !== -1; i = flat.indexOf(needle, i + 1)) out.push([starts[i]!, ends[i + needle.length - 1]!]);
-  }
+  matcher.fragments.find(flat, (i) => out.push([starts[i]!, ends[i + FRAGMENT_LENGTH - 1]!]));
 }
 
 /**
@@ -160,10 +249,11 @@ export function createRedactor(secrets: Iterable<Secret | string | undefined>): 
   }
   const list = [...needles];
   if (list.length === 0) return { redact: (text) => text, refused };
+  const matcher = matcherFor(list);
   const redact: Redact = (text) => {
     if (text.length < FRAGMENT_LENGTH) return text;
     const spans: [number, number][] = [];
-    for (let from = 0; from < text.length; from += PIECE) spansIn(text, Math.max(0, from - (from > 0 ? OVERLAP : 0)), Math.min(text.length, from + PIECE), list, spans);
+    for (let from = 0; from < text.length; from += PIECE) spansIn(text, Math.max(0, from - (from > 0 ? OVERLAP : 0)), Math.min(text.length, from + PIECE), matcher, spans);
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0]);
     let out = '';

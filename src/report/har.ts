@@ -40,6 +40,9 @@ export const HAR_FILE = 'exchanges.har';
 /** How the output boundary bounds an entry: its bodies may be longer than a report's strings. */
 export const HAR_LIMITS = { string: 70_000, depth: 16, items: 1000 };
 
+/** Characters of entries HarWriter holds before it writes them (bounded, whatever the run's length). */
+const HAR_WRITE_CHARS = 256 * 1024;
+
 /** Characters of a request or response body a recorded exchange keeps. */
 export const RECORDED_BODY_CHARS = 64 * 1024;
 
@@ -99,6 +102,9 @@ export class HarWriter {
   private fd: number | undefined;
   private first = true;
   private readonly tmp: string;
+  /** Entries not yet written: written together once they pass HAR_WRITE_CHARS (a write per call cost more than the entry). */
+  private pending: string[] = [];
+  private pendingChars = 0;
 
   constructor(
     private readonly path: string,
@@ -112,13 +118,23 @@ export class HarWriter {
   /** One entry, serialised and redacted by the caller. */
   add(json: string): void {
     if (this.fd === undefined) return;
-    writeSync(this.fd, `${this.first ? '' : ',\n'}${json}`);
+    this.pending.push(this.first ? json : `,\n${json}`);
     this.first = false;
+    this.pendingChars += json.length;
+    if (this.pendingChars >= HAR_WRITE_CHARS) this.flush();
+  }
+
+  private flush(): void {
+    if (this.fd === undefined || this.pending.length === 0) return;
+    writeSync(this.fd, this.pending.join(''));
+    this.pending = [];
+    this.pendingChars = 0;
   }
 
   /** Completes the file and puts it in place; returns its path. */
   close(): string {
     if (this.fd === undefined) return this.path;
+    this.flush();
     writeSync(this.fd, '\n]}}\n');
     closeSync(this.fd);
     this.fd = undefined;
@@ -129,6 +145,7 @@ export class HarWriter {
   /** Drops the unfinished file (a run that never started). */
   abandon(): void {
     if (this.fd === undefined) return;
+    this.pending = [];
     closeSync(this.fd);
     this.fd = undefined;
     try {

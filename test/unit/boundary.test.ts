@@ -97,6 +97,32 @@ describe('redaction', () => {
     expect(JSON.parse(out)).toEqual({ message: `bad key ${REDACTED} for index` });
   });
 
+  it('finds the key in a JSON text quoted inside another (escaped quotes all around), plain or escaped', () => {
+    for (const key of [KEY, 'path/like/key/0123456789', 'key-with-no-escape-012']) {
+      const r = createRedactor([key]).redact;
+      const inner = JSON.stringify({ messages: [{ role: 'user', content: `use ${key} now` }] });
+      const outer = JSON.stringify({ request: { postData: { text: inner } }, again: JSON.stringify(inner) });
+      // And once written with JSON's own escapes, which one decoding step undoes.
+      const text = `${outer.slice(0, -1)},"note":"${escaped(key)}"}`;
+      const out = r(text);
+      const read = JSON.parse(out);
+      expect(read.note, key).toBe(REDACTED);
+      expect(fragmentsIn(read.request.postData.text, key), key).toEqual([]);
+      expect(fragmentsIn(JSON.parse(read.again), key), key).toEqual([]);
+      expect(read.request.postData.text, key).toBe(JSON.stringify({ messages: [{ role: 'user', content: `use ${REDACTED} now` }] }));
+    }
+  });
+
+  it('removes every cut of a long key (160 characters, 153 needles) in one pass, at every position', () => {
+    const long = `sk-proj-${'Zq8Wv3Nx5Kb2Ht7Jm4Rc9Fy6Ld1Ps0G'.repeat(5)}`.slice(0, 160);
+    const r = createRedactor([long]).redact;
+    for (let at = 0; at + FRAGMENT_LENGTH <= long.length; at += 7) {
+      const cut = long.slice(at, at + FRAGMENT_LENGTH + (at % 13));
+      expect(fragmentsIn(r(`{"a":"x${cut}y","b":1}`), long), `cut at ${at}`).toEqual([]);
+    }
+    expect(r(`${long} and ${long.toUpperCase()}`)).toBe(`${REDACTED} and ${REDACTED}`);
+  });
+
   it('refuses secrets shorter than 8 characters as needles, naming them without their value', () => {
     const r = createRedactor([{ value: 'x', label: '$OPENAI_API_KEY' }, { value: '1', label: 'the value of --header X-Session-Id' }, { value: 'openai', label: 'h' }]);
     expect(r.refused).toEqual(['$OPENAI_API_KEY', 'the value of --header X-Session-Id', 'h']);
@@ -141,6 +167,20 @@ describe('Boundary', () => {
     expect(Object.keys(out)).toEqual(['__proto__', 'm']);
     expect(Object.keys(out.m!)).toHaveLength(DECLARED_LIMITS.items + 1);
     expect(out.m!.k0!.length).toBeLessThan(600);
+  });
+
+  it('cleans a short string it has cleaned before as it did, whatever the cap asked for', () => {
+    const b = Boundary.of([KEY]);
+    const fresh = () => Boundary.of([KEY]);
+    const short = `k ${KEY.slice(0, 12)} \u001b[2J end`;
+    expect(b.text(short, 10)).toBe(fresh().text(short, 10));
+    expect(b.text(short, 200)).toBe(fresh().text(short, 200));
+    expect(b.text(short, 10)).toBe(fresh().text(short, 10));
+    // Past the strings it keeps, it cleans each one again, as well.
+    for (let i = 0; i < 5000; i++) b.text(`s${i}`, 50);
+    const late = `late ${KEY.slice(3, 20)}`;
+    expect(b.text(late, 50)).toBe(fresh().text(late, 50));
+    expect(b.text(late, 50)).not.toContain(KEY.slice(3, 11));
   });
 
   it('redacts keys and values of the report, and shows their controls', () => {

@@ -57,7 +57,17 @@ describe('exchanges.har', () => {
       expect(har.log.creator).toEqual({ name: 'chatprobe', version: '9.9.9' });
       expect(har.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(Array.from({ length: n }, (_, i) => `c${i}`));
     }
+    // Entries are written in batches: a run whose entries pass the batch size many times keeps them all, in order.
+    const path = join(dir, 'big.har');
+    const w = new HarWriter(path, '9.9.9');
+    const body = 'x'.repeat(60_000);
+    for (let i = 0; i < 20; i++) w.add(JSON.stringify(harEntry(call({ callId: `b${i}`, responseText: body }))));
+    w.close();
+    const big = JSON.parse(readFileSync(path, 'utf8'));
+    expect(big.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(Array.from({ length: 20 }, (_, i) => `b${i}`));
+    expect(big.log.entries.every((e: { response: { content: { text: string } } }) => e.response.content.text === body)).toBe(true);
     const gone = new HarWriter(join(dir, 'gone.har'), '1');
+    gone.add(JSON.stringify(harEntry(call())));
     gone.abandon();
     expect(readdirSync(dir).filter((f) => f.startsWith('gone'))).toEqual([]);
   });
