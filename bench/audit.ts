@@ -5,9 +5,18 @@
  * code npx runs: under tsx every function of ours would also pay for its name being kept (tsx's
  * keepNames wraps each closure it creates), a cost the package does not have.
  *
- * Prints one JSON line: { oursMs, baselineMs, calls, connections, runs }.
+ * A third side, timed in the same turns, is the audit as the CLI runs it: every call also recorded into
+ * exchanges.har through the output boundary (report/har.ts recordCalls, for a key of a real key's length),
+ * work a CLI run does per call that runAudit alone does not.
+ *
+ * Prints one JSON line: { oursMs, recordedMs, baselineMs, calls, connections, runs }.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { Boundary } from '../src/boundary/boundary.js';
+import { HarWriter, recordCalls } from '../src/report/har.js';
 import { Agent, request } from 'undici';
 import { resolveOptions } from '../src/config/options.js';
 import { runAudit } from '../src/engine/run.js';
@@ -24,10 +33,14 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 const profile = loadProfile('default');
 for (const m of profile.models) m.chunkDelayMs = 0;
-const server = await startReferenceServer({ profile, apiKey: 'bench', recordBodies: true });
+/** As long as an OpenAI project key: the redactor's work follows the key's length. */
+const KEY = 'sk-proj-Q7vT2mX9pL4wR8nK3jH6bF1cZ5yD0aE';
+const server = await startReferenceServer({ profile, apiKey: KEY, recordBodies: true });
+const dir = mkdtempSync(join(tmpdir(), 'chatprobe-bench-'));
 try {
   const options = resolveOptions({ baseUrl: server.url, concurrency: 8, retries: 0 }, {});
-  options.apiKey = 'bench';
+  options.apiKey = KEY;
+  const boundary = Boundary.of([KEY]);
   let calls = 0;
   let connections = 0;
   let sent: { method: 'GET' | 'POST'; path: string; raw: string | undefined }[] = [];
@@ -37,6 +50,11 @@ try {
     calls = (await runAudit(options, PROBES)).report.calls;
     connections = server.connections() - before;
     sent = server.received.map((r) => ({ method: r.method as 'GET' | 'POST', path: r.path, raw: r.raw }));
+  };
+  const recorded = async () => {
+    const har = new HarWriter(join(dir, 'exchanges.har'), 'bench');
+    await runAudit(options, PROBES, { onCall: recordCalls(har, boundary) });
+    har.close();
   };
   // Baseline: the requests of the audit just run replayed as they were sent (bodies, streams read to their
   // end), through bare undici with keep-alive, 8 at a time, nothing judged. Like a run, the replay opens its
@@ -50,7 +68,7 @@ try {
       Array.from({ length: 8 }, async () => {
         for (let i = next++; i < sent.length; i = next++) {
           const r = sent[i]!;
-          const headers: Record<string, string> = { authorization: 'Bearer bench' };
+          const headers: Record<string, string> = { authorization: `Bearer ${KEY}` };
           if (r.raw !== undefined) headers['content-type'] = 'application/json';
           const res = await request(`${origin}${r.path}`, { method: r.method, body: r.raw, headers, dispatcher: agent });
           await res.body.text();
@@ -61,9 +79,11 @@ try {
   };
   for (let i = 0; i < WARM_UPS; i++) {
     await audit();
+    await recorded();
     await replay();
   }
   const ours: number[] = [];
+  const withRecord: number[] = [];
   const baseline: number[] = [];
   // Each run starts on an empty young generation, so neither side is timed collecting the other's garbage.
   const gc = (globalThis as { gc?: (o: { type: 'minor' }) => void }).gc;
@@ -75,10 +95,15 @@ try {
     ours.push(performance.now() - t);
     collect();
     t = performance.now();
+    await recorded();
+    withRecord.push(performance.now() - t);
+    collect();
+    t = performance.now();
     await replay();
     baseline.push(performance.now() - t);
   }
-  console.log(JSON.stringify({ oursMs: median(ours), baselineMs: median(baseline), calls, connections, runs: RUNS }));
+  console.log(JSON.stringify({ oursMs: median(ours), recordedMs: median(withRecord), baselineMs: median(baseline), calls, connections, runs: RUNS }));
 } finally {
   await server.close();
+  rmSync(dir, { recursive: true, force: true });
 }

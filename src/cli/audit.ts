@@ -13,7 +13,7 @@ import { githubAnnotations, renderGithubSummary } from '../report/writers/github
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
 import { checkOutputs, writeReports } from '../report/write.js';
-import { HAR_FILE, HAR_LIMITS, harEntry, HarWriter } from '../report/har.js';
+import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { VERSION } from '../version.js';
 import { join } from 'node:path';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
@@ -94,7 +94,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
             say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
           }
         },
-        onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))),
+        onCall: recordCalls(recorder, boundary),
         onResult: (r, done, total, inFlight) => {
           if (options.quiet) return;
           const cell = boundary.clean(r);

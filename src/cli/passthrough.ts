@@ -5,7 +5,7 @@ import { CannotTestError } from '../engine/errors.js';
 import { existsSync } from 'node:fs';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
 import { baselineFrom, loadBaseline, writeBaseline } from '../report/baseline.js';
-import { HAR_FILE, HAR_LIMITS, harEntry, HarWriter } from '../report/har.js';
+import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { judge } from '../report/judge.js';
 import { summarise } from '../report/summary.js';
 import { checkOutputs, writeReports } from '../report/write.js';
@@ -53,7 +53,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
         timeoutMs: options.timeoutMs,
         concurrency: options.concurrency,
       },
-      { onCall: (call) => recorder.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS)))) },
+      { onCall: recordCalls(recorder, boundary) },
       interrupt.signal,
     );
     const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);

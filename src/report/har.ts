@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import type { Boundary } from '../boundary/boundary.js';
 import type { HttpRequest } from '../http/client.js';
 
 /**
@@ -39,6 +40,14 @@ export const HAR_FILE = 'exchanges.har';
 
 /** How the output boundary bounds an entry: its bodies may be longer than a report's strings. */
 export const HAR_LIMITS = { string: 70_000, depth: 16, items: 1000 };
+
+/**
+ * How a run records each call as it completes (audit and passthrough alike): its HAR entry through the
+ * output boundary (bounded, cleaned, then the serialised entry redacted once more) into `writer`.
+ */
+export function recordCalls(writer: HarWriter, boundary: Boundary): (call: RecordedCall) => void {
+  return (call) => writer.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS))));
+}
 
 /** Characters of entries HarWriter holds before it writes them (bounded, whatever the run's length). */
 const HAR_WRITE_CHARS = 256 * 1024;
