@@ -6,7 +6,7 @@
  * keepNames wraps each closure it creates), a cost the package does not have.
  *
  * A third side, timed in the same turns, is the audit as the CLI runs it: every call also recorded into
- * exchanges.har through the output boundary (report/har.ts recordCalls, for a key of a real key's length),
+ * exchanges.har through the output boundary (report/har.ts recordCalls, for a key as long as an OpenAI project key),
  * work a CLI run does per call that runAudit alone does not.
  *
  * Prints one JSON line: { oursMs, recordedMs, baselineMs, calls, connections, runs }.
@@ -24,23 +24,22 @@ import { loadProfile } from '../src/reference/profiles.js';
 import { startReferenceServer } from '../src/reference/server.js';
 import { PROBES } from '../suites/index.js';
 
-/** Pairs timed in turns (audit, replay, audit …), so a burst of load on the machine weighs on both. */
+/** Runs timed in turns (audit, recorded audit, replay, audit …), so a burst of load on the machine weighs on all three. */
 const RUNS = 41;
-/** Untimed pairs first, so both sides are timed compiled (the JIT's warm-up). */
+/** Untimed turns first, so every side is timed compiled (the JIT's warm-up). */
 const WARM_UPS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const profile = loadProfile('default');
 for (const m of profile.models) m.chunkDelayMs = 0;
-/** As long as an OpenAI project key: the redactor's work follows the key's length. */
-const KEY = 'sk-proj-Q7vT2mX9pL4wR8nK3jH6bF1cZ5yD0aE';
+/** As long as an OpenAI project key (164 characters: 157 fragments for the redactor to find). */
+const KEY = `sk-proj-${'Q7vT2mX9pL4wR8nK3jH6bF1cZ5yD0aE'.repeat(6)}`.slice(0, 164);
 const server = await startReferenceServer({ profile, apiKey: KEY, recordBodies: true });
 const dir = mkdtempSync(join(tmpdir(), 'chatprobe-bench-'));
 try {
   const options = resolveOptions({ baseUrl: server.url, concurrency: 8, retries: 0 }, {});
   options.apiKey = KEY;
-  const boundary = Boundary.of([KEY]);
   let calls = 0;
   let connections = 0;
   let sent: { method: 'GET' | 'POST'; path: string; raw: string | undefined }[] = [];
@@ -52,8 +51,9 @@ try {
     sent = server.received.map((r) => ({ method: r.method as 'GET' | 'POST', path: r.path, raw: r.raw }));
   };
   const recorded = async () => {
+    // A boundary per run, as a CLI run has: nothing it cleaned in an earlier run is known to it.
     const har = new HarWriter(join(dir, 'exchanges.har'), 'bench');
-    await runAudit(options, PROBES, { onCall: recordCalls(har, boundary) });
+    await runAudit(options, PROBES, { onCall: recordCalls(har, Boundary.of([KEY])) });
     har.close();
   };
   // Baseline: the requests of the audit just run replayed as they were sent (bodies, streams read to their

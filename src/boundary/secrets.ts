@@ -58,6 +58,8 @@ const OTHER_ENCODINGS = [
   '&(?:quot|amp|lt|gt|apos);',
   '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180e\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u206a-\\u206f\\ufe00-\\ufe0f\\ufeff]',
 ];
+/** One invisible character (the last of OTHER_ENCODINGS), as an escape may stand for. */
+const INVISIBLE = new RegExp(`^${OTHER_ENCODINGS.at(-1)!}$`);
 const ENCODED = new RegExp([OTHER_ENCODINGS[0], ESCAPED_PUNCTUATION, ...OTHER_ENCODINGS.slice(1)].join('|'), 'g');
 const ENTITIES: Record<string, string> = { '&quot;': '"', '&amp;': '&', '&lt;': '<', '&gt;': '>', '&apos;': "'" };
 
@@ -73,9 +75,19 @@ function decodeUnit(unit: string): string {
 
 const safeCodePoint = (n: number) => (n <= 0x10ffff ? String.fromCodePoint(n) : '');
 
-/** Texts are searched in pieces of this many characters (overlapping), so a 15 MB report needs no 15 MB index. */
+/** Texts are searched in pieces of about this many characters, so a 15 MB report needs no 15 MB index. */
 const PIECE = 256 * 1024;
-/** Longest way to write one fragment: 8 characters as `&#1114111;` each, with invisibles between. */
+/**
+ * Characters a piece ends after, when one lies in the last half of it: none is part of an escape, none is
+ * invisible, none is a letter's case context, so when no secret has it no fragment can run across it,
+ * however many invisible characters a server puts between the fragment's own. Every text chatprobe writes
+ * has them (JSON, XML, Markdown and prose; each string in them is capped).
+ */
+const BREAKS = ' \t\n\r,{}[]<>=()';
+/**
+ * A text with none of them in the last half of a piece (a hostile one) is cut there anyway, the next piece
+ * read again from this far back: 8 characters written as `&#1114111;` each, with some invisibles between.
+ */
 const OVERLAP = 1024;
 
 /**
@@ -162,6 +174,8 @@ class Fragments {
  */
 interface Matcher {
   fragments: Fragments;
+  /** 1 for each of BREAKS that no secret has. */
+  breaks: Uint8Array;
   /** Finds an escape or an invisible character that the shadow would change a match by. */
   needsShadow: RegExp;
 }
@@ -172,7 +186,9 @@ function matcherFor(needles: readonly string[]): Matcher {
   const punctuation = ['"', '\\', '/'].filter((c) => !harmless(`\\${c}`));
   const parts = [...OTHER_ENCODINGS];
   if (punctuation.length > 0) parts.push(`\\\\[${punctuation.map((c) => `\\${c}`).join('')}]`);
-  return { fragments: new Fragments(needles), needsShadow: new RegExp(parts.join('|')) };
+  const breaks = new Uint8Array(128);
+  for (const c of BREAKS) if (!inNeedles.has(c)) breaks[c.charCodeAt(0)] = 1;
+  return { fragments: new Fragments(needles), needsShadow: new RegExp(parts.join('|')), breaks };
 }
 
 /** Where the secrets are in text[from, to): spans in the text's own coordinates. */
@@ -217,7 +233,9 @@ function spansIn(text: string, from: number, to: number, matcher: Matcher, out: 
   ENCODED.lastIndex = from;
   for (let m = ENCODED.exec(text); m && m.index < to; m = ENCODED.exec(text)) {
     plain(at, m.index);
-    const decoded = decodeUnit(m[0]).toLowerCase();
+    // An escape of an invisible character (&#8203;) is as invisible as the character itself.
+    const unit = decodeUnit(m[0]);
+    const decoded = INVISIBLE.test(unit) ? '' : unit.toLowerCase();
     parts.push(decoded);
     for (let k = 0; k < decoded.length; k++, n++) {
       starts[n] = m.index;
@@ -232,7 +250,7 @@ function spansIn(text: string, from: number, to: number, matcher: Matcher, out: 
 
 /**
  * Replaces every occurrence of a secret, and of any FRAGMENT_LENGTH-character run of one, however it is
- * written (see ENCODED), with one [REDACTED] per merged span. Linear in the text per needle.
+ * written (see ENCODED), with one [REDACTED] per merged span. Linear in the text, whatever the number of needles.
  */
 export function createRedactor(secrets: Iterable<Secret | string | undefined>): Redactor {
   const needles = new Set<string>();
@@ -253,7 +271,21 @@ export function createRedactor(secrets: Iterable<Secret | string | undefined>): 
   const redact: Redact = (text) => {
     if (text.length < FRAGMENT_LENGTH) return text;
     const spans: [number, number][] = [];
-    for (let from = 0; from < text.length; from += PIECE) spansIn(text, Math.max(0, from - (from > 0 ? OVERLAP : 0)), Math.min(text.length, from + PIECE), matcher, spans);
+    let back = 0;
+    for (let from = 0; from < text.length; ) {
+      let to = Math.min(text.length, from + PIECE);
+      let cut = to === text.length;
+      for (let k = to - 1; !cut && k >= from + PIECE / 2; k--) {
+        const c = text.charCodeAt(k);
+        if (c < 128 && matcher.breaks[c] === 1) {
+          to = k + 1;
+          cut = true;
+        }
+      }
+      spansIn(text, Math.max(0, from - back), to, matcher, spans);
+      back = cut ? 0 : OVERLAP;
+      from = to;
+    }
     if (spans.length === 0) return text;
     spans.sort((a, b) => a[0] - b[0]);
     let out = '';

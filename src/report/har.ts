@@ -104,7 +104,7 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
 }
 
 /**
- * Writes exchanges.har as the run goes, one entry at a time (memory does not grow with the run), into a
+ * Writes exchanges.har as the run goes, in batches of HAR_WRITE_CHARS (memory does not grow with the run), into a
  * temporary file renamed when it is complete. Entries are given already through the output boundary.
  */
 export class HarWriter {

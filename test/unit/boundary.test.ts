@@ -83,6 +83,20 @@ describe('redaction', () => {
     }
   });
 
+  it('finds a fragment spread over any number of invisible characters across the pieces a long text is read in', () => {
+    const piece = 256 * 1024;
+    const words = (n: number) => 'lorem ipsum, '.repeat(Math.ceil(n / 13)).slice(0, n);
+    const spread = [...KEY.slice(0, 8)].join('\u200b'.repeat(200));
+    const entities = [...KEY.slice(8, 16)].map((c) => `&#${c.charCodeAt(0)};`).join('&#8203;'.repeat(40));
+    for (const form of [spread, entities]) {
+      for (const before of [piece - form.length / 2, piece - 10, piece - form.length + 3, 2 * piece - form.length / 3]) {
+        const text = `${words(before)}"${form}"${words(5000)}`;
+        const out = redact(text);
+        expect(out, `${form.slice(0, 12)} at ${before}`).toBe(`${words(before)}"${REDACTED}"${words(5000)}`);
+      }
+    }
+  });
+
   it('removes a key split over stream deltas from each delta and from their concatenation', () => {
     const parts = [KEY.slice(0, 14), KEY.slice(14, 28), KEY.slice(28)];
     for (const part of parts) expect(redact(part)).toBe(REDACTED);
