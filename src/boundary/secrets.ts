@@ -136,6 +136,11 @@ class Fragments {
     return h;
   }
 
+  /** Whether some needle has this character. */
+  has(c: string): boolean {
+    return this.inNeedles[c.charCodeAt(0)] === 1;
+  }
+
   /** Calls `found` with the start of every window of `s` that is a needle, in order. */
   find(s: string, found: (at: number) => void): void {
     const last = s.length - FRAGMENT_LENGTH;
@@ -152,7 +157,7 @@ class Fragments {
       // A run of needle characters: each of its windows hashed, rolling, until the run ends.
       let h = this.hashAt(s, i);
       for (;;) {
-        if (table[(h ^ (h >>> 16)) & 0xffff] === 1 && this.needles.has(s.slice(i, i + FRAGMENT_LENGTH))) found(i);
+        if (table[slotOf(h)] === 1 && this.needles.has(s.slice(i, i + FRAGMENT_LENGTH))) found(i);
         if (i === last) return;
         const next = s.charCodeAt(i + FRAGMENT_LENGTH);
         if (inNeedles[next] !== 1) {
@@ -181,14 +186,14 @@ interface Matcher {
 }
 
 function matcherFor(needles: readonly string[]): Matcher {
-  const inNeedles = new Set(needles.join(''));
-  const harmless = (unit: string) => ![...unit.toLowerCase(), ...decodeUnit(unit).toLowerCase()].some((c) => inNeedles.has(c));
+  const fragments = new Fragments(needles);
+  const harmless = (unit: string) => ![...unit.toLowerCase(), ...decodeUnit(unit).toLowerCase()].some((c) => fragments.has(c));
   const punctuation = ['"', '\\', '/'].filter((c) => !harmless(`\\${c}`));
   const parts = [...OTHER_ENCODINGS];
   if (punctuation.length > 0) parts.push(`\\\\[${punctuation.map((c) => `\\${c}`).join('')}]`);
   const breaks = new Uint8Array(128);
-  for (const c of BREAKS) if (!inNeedles.has(c)) breaks[c.charCodeAt(0)] = 1;
-  return { fragments: new Fragments(needles), needsShadow: new RegExp(parts.join('|')), breaks };
+  for (const c of BREAKS) if (!fragments.has(c)) breaks[c.charCodeAt(0)] = 1;
+  return { fragments, needsShadow: new RegExp(parts.join('|')), breaks };
 }
 
 /** Where the secrets are in text[from, to): spans in the text's own coordinates. */
