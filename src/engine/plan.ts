@@ -47,10 +47,9 @@ export function selectModels(listed: readonly ListedModel[], filter: readonly st
 
 export function makePlan(
   listed: readonly ListedModel[],
-  probes: readonly ProbeDefinition[],
-  options: { models: readonly string[]; probes: readonly string[]; allowUnlisted: boolean },
+  selectedProbes: ProbeDefinition[],
+  options: { models: readonly string[]; allowUnlisted: boolean },
 ): Plan {
-  const selectedProbes = selectProbes(probes, options.probes);
   const models = selectModels(listed, options.models, options.allowUnlisted);
   if (listed.length === 0 && options.models.length === 0) {
     throw new CannotTestError('GET /models listed no model', 'name models with --models and --allow-unlisted, or check the token');

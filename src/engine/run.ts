@@ -9,7 +9,7 @@ import { CallLog } from './calls.js';
 import { ADVICE } from './diagnose.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
-import { makePlan, type Plan, type PlannedModel } from './plan.js';
+import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { describeFailure } from './verdicts.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
@@ -106,8 +106,10 @@ const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kin
 
 /**
  * GET /models and the plan it allows: the first thing every run does. When billing probes are selected,
- * the balance routes are tried too (GETs, nothing billed): without one that answers, or with --no-billing
- * or --shard, the billing probes leave the plan and the report says why.
+ * the balance routes are tried too (GETs, nothing billed), beside GET /models rather than after it: the
+ * search needs nothing from the list, and the run's first phase is then one round trip, not two. Without
+ * a route that answers, or with --no-billing or --shard, the billing probes leave the plan and the report
+ * says why. An unknown probe in --probes is an error before anything is sent.
  */
 async function discover(
   log: CallLog,
@@ -115,22 +117,25 @@ async function discover(
   probes: readonly ProbeDefinition[],
   signal?: AbortSignal,
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
-  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
-  const plan = makePlan(readModelList(listing, options.baseUrl), probes, options);
-  const metered = plan.probes.filter((p) => p.area === 'billing');
-  if (metered.length === 0) return { listing, plan, billing: { off: 'no billing probe selected' } };
-  let billing: MeterSearch;
-  if (!options.billing) billing = { off: 'turned off with --no-billing' };
-  else if (options.shard) billing = { off: 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others' };
-  else billing = await findMeter(log, options.baseUrl, signal);
-  if ('off' in billing) {
+  const selected = selectProbes(probes, options.probes);
+  const listed = log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
+  let search: MeterSearch | Promise<MeterSearch> = { off: 'no billing probe selected' };
+  if (selected.some((p) => p.area === 'billing')) {
+    if (!options.billing) search = { off: 'turned off with --no-billing' };
+    else if (options.shard) search = { off: 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others' };
+    else search = findMeter(log, options.baseUrl, signal);
+  }
+  // Both answered before either is read: a list that cannot be read leaves no search in flight.
+  const [listing, billing] = await Promise.all([listed, search]);
+  const plan = makePlan(readModelList(listing, options.baseUrl), selected, options);
+  if ('off' in billing && plan.probes.some((p) => p.area === 'billing')) {
     plan.probes = plan.probes.filter((p) => p.area !== 'billing');
     if (plan.probes.length === 0) throw new CannotTestError(`the billing probes cannot run: ${billing.off}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
   }
   return { listing, plan, billing };
 }
 
-/** --dry-run: GET /models, the plan and its cost; nothing else is sent. */
+/** --dry-run: GET /models, the plan and its cost; nothing is sent but those GETs and the balance routes'. */
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
   const { client, log } = openSession(options);
   try {

@@ -114,9 +114,12 @@ describe('chatprobe CLI', () => {
   });
 
   it('exits 2 on bad usage: unknown probe (listing the valid ones), unknown flag, no base URL', async () => {
+    const sent = server.received.length;
     const unknown = await runCli(['--base-url', server.url, '--probes', 'chat.nope'], { OPENAI_API_KEY: KEY });
     expect(unknown.code).toBe(2);
     for (const p of PROBES) expect(unknown.stderr).toContain(p.id);
+    // Known before anything is sent: not even GET /models.
+    expect(server.received.length).toBe(sent);
     const flag = await runCli(['--bogus']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain('Unknown argument: bogus');

@@ -41,7 +41,7 @@ describe('plan', () => {
   });
 
   it('says when there is nothing to test', () => {
-    expect(() => makePlan([], PROBES, { models: [], probes: [], allowUnlisted: false })).toThrow(/listed no model/);
-    expect(() => makePlan(listed, PROBES, { models: ['claude-*'], probes: [], allowUnlisted: false })).toThrow(/no listed model matches/);
+    expect(() => makePlan([], [...PROBES], { models: [], allowUnlisted: false })).toThrow(/listed no model/);
+    expect(() => makePlan(listed, [...PROBES], { models: ['claude-*'], allowUnlisted: false })).toThrow(/no listed model matches/);
   });
 });
