@@ -105,7 +105,9 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
 
 /**
  * Writes exchanges.har as the run goes, in batches of HAR_WRITE_CHARS (memory does not grow with the run), into a
- * temporary file renamed when it is complete. Entries are given already through the output boundary.
+ * temporary file renamed when it is complete. Entries are given already through the output boundary. A
+ * process that quits before the run ends (a second Ctrl-C) still completes the file with the calls it
+ * recorded: they were sent to the target, and no temporary file is left behind.
  */
 export class HarWriter {
   private fd: number | undefined;
@@ -122,7 +124,17 @@ export class HarWriter {
     this.tmp = `${path}.${process.pid}.tmp`;
     this.fd = openSync(this.tmp, 'w');
     writeSync(this.fd, `{"log":{"version":"1.2","creator":{"name":"chatprobe","version":${JSON.stringify(version)}},"entries":[\n`);
+    process.on('exit', this.onExit);
   }
+
+  /** At process.exit while open: the file completed and put in place (synchronous, as an exit handler must be). */
+  private readonly onExit = () => {
+    try {
+      this.close();
+    } catch {
+      // A disk that fails now cannot be reported any more: the temporary file stays.
+    }
+  };
 
   /** One entry, serialised and redacted by the caller. */
   add(json: string): void {
@@ -143,6 +155,7 @@ export class HarWriter {
   /** Completes the file and puts it in place; returns its path. */
   close(): string {
     if (this.fd === undefined) return this.path;
+    process.off('exit', this.onExit);
     this.flush();
     writeSync(this.fd, '\n]}}\n');
     closeSync(this.fd);
@@ -154,6 +167,7 @@ export class HarWriter {
   /** Drops the unfinished file (a run that never started). */
   abandon(): void {
     if (this.fd === undefined) return;
+    process.off('exit', this.onExit);
     this.pending = [];
     closeSync(this.fd);
     this.fd = undefined;

@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { capBody, harEntry, HarWriter, RECORDED_BODY_CHARS, type RecordedCall } from '../../src/report/har.js';
+import { ROOT, runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const call = (extra: Partial<RecordedCall> = {}): RecordedCall => ({
@@ -70,5 +71,26 @@ describe('exchanges.har', () => {
     gone.add(JSON.stringify(harEntry(call())));
     gone.abandon();
     expect(readdirSync(dir).filter((f) => f.startsWith('gone'))).toEqual([]);
+  });
+
+  it('is completed and put in place when the process quits before the run ends (a second Ctrl-C), with every call recorded so far', async () => {
+    const dir = await tempDir();
+    const script = join(dir, 'quit.ts');
+    // Two entries, the second still waiting for its batch to be written, then the exit a second Ctrl-C makes.
+    writeFileSync(
+      script,
+      [
+        `import { harEntry, HarWriter } from ${JSON.stringify(join(ROOT, 'src/report/har.ts'))};`,
+        `const w = new HarWriter(${JSON.stringify(join(dir, 'exchanges.har'))}, '1');`,
+        `const base = ${JSON.stringify(call())};`,
+        "for (const id of ['c1', 'c2']) w.add(JSON.stringify(harEntry({ ...base, callId: id })));",
+        'process.exit(130);',
+      ].join('\n'),
+    );
+    const run = await runCommand(process.execPath, ['--import', 'tsx', script]);
+    expect(run.code, run.stderr).toBe(130);
+    const har = JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8'));
+    expect(har.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(['c1', 'c2']);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
