@@ -5,6 +5,15 @@
  * the server never sent as one.
  */
 export const TICK_MS = 10;
+/**
+ * The stretch (performance.now() times) over which events at `times` (ms after `startedAt`) arrived, two
+ * ticks wider either side: a loop held up ends with a timer tick just before the reads it delayed. The
+ * window to ask `worst` about, for a judgement of arrival timing.
+ */
+export function arrivalWindow(startedAt: number, times: readonly number[]): [number, number] | undefined {
+  return times.length === 0 ? undefined : [startedAt + times[0]! - 2 * TICK_MS, startedAt + times.at(-1)! + 2 * TICK_MS];
+}
+
 /** Ticks kept: a minute of them, in a ring (plain arrays grown as a run lasts: a short run allocates next to nothing). */
 const KEPT = 6000;
 

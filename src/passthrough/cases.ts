@@ -44,6 +44,11 @@ export interface CaseEvidence {
   records: UpstreamRecord[];
   x: Exchange | StreamExchange;
   scripted: Scripted;
+  /**
+   * The worst lateness of chatprobe's own event loop while a stream's content arrived (ms; 0 for an
+   * answer that is not a stream): a loop held up gathers chunks into a burst the gateway never sent.
+   */
+  loopLagMs: number;
 }
 
 export interface PassCase {
@@ -518,6 +523,8 @@ const parse = (s: string): unknown => {
 
 /** The scripted stream of the stream cases: a comment, content in six chunks a gap apart, a usage chunk, [DONE]. */
 export const STREAM_GAP_MS = 60;
+/** Content chunks that arrive within this many ms arrived as one burst. */
+const BURST_MS = 15;
 function scriptedStream(model: string): Scripted {
   const words = ['one', ' two', ' three', ' four', ' five', ' six'];
   return {
@@ -572,8 +579,13 @@ export function judgeStream(ev: CaseEvidence, aspect: 'frames' | 'usage' | 'timi
   const span = times.at(-1)! - times[0]!;
   const seen = `content chunks arrived over ${Math.round(span)} ms; the upstream spread them over ${sentSpan} ms`;
   if (span >= sentSpan / 2) return conformance([note('timing', seen)], seen);
-  if (span <= 15) return conformance([fail('buffered', `${seen}: the gateway buffers the stream and sends it in one burst`)], '');
-  return inconclusive(`${seen}: neither spread nor one burst`);
+  if (span > BURST_MS) return inconclusive(`${seen}: neither spread nor one burst`);
+  // The control: our own loop held up for about the whole span would have read an honest stream as one
+  // burst too (the chunks sent before a shorter hold-up began are read before it).
+  if (ev.loopLagMs > BURST_MS && ev.loopLagMs >= sentSpan - BURST_MS) {
+    return inconclusive(`${seen}, but chatprobe's own event loop was held up ${Math.round(ev.loopLagMs)} ms while they arrived, long enough to gather them into one burst: the burst may be ours, not the gateway's`);
+  }
+  return conformance([fail('buffered', `${seen}: the gateway buffers the stream and sends it in one burst`)], '');
 }
 
 /** A case reading one aspect of the same scripted stream. */

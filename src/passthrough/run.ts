@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
 import { CannotTestError } from '../engine/errors.js';
+import { arrivalWindow, LoopLag } from '../engine/lag.js';
 import type { ProbeVerdict } from '../engine/probe.js';
 import { inconclusive } from '../engine/verdicts.js';
-import type { Exchange } from '../engine/exchange.js';
+import type { Exchange, StreamExchange } from '../engine/exchange.js';
 import { HttpClient } from '../http/client.js';
 import type { RecordedCall } from '../report/har.js';
 import { startRun } from '../report/head.js';
@@ -78,6 +79,9 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   log.onCall = hooks.onCall;
   const slots = new Slots(options.concurrency);
   const results: ProbeResult[] = [];
+  // Our own event loop's lateness over the run: the control for the stream timing case.
+  const lag = new LoopLag();
+  lag.start();
   const one = async (c: PassCase, model: string, m: number): Promise<ProbeResult> => {
     const probe = probeIdOf(c);
     const t = performance.now();
@@ -98,6 +102,8 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     const { body, headers } = requestOf(c, model, marker);
     const req = { method: 'POST' as const, path: '/chat/completions', body, headers };
     const x: Exchange = c.stream ? await log.stream(req, probe, model) : await log.send(req, probe, model);
+    const window = arrivalWindow(x.startedAt, (x as StreamExchange).assembled?.contentTimes ?? []);
+    const loopLagMs = window ? lag.worst(...window) : 0;
     // Cut short by Ctrl-C, the call says nothing of the gateway.
     if (signal?.aborted && x.transport) return interrupted(x.attempts);
     let v: ProbeVerdict;
@@ -105,7 +111,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       const records = await recordsOf(options.upstream, runs[m]!, c.id, options.timeoutMs);
       // The upstream answered for the model it was asked for: a gateway's alias does not change its script.
       const asked = modelOf(records[0]?.body) ?? model;
-      v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, c.stream === true) });
+      v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, c.stream === true), loopLagMs });
     } catch (e) {
       v = inconclusive(`could not read chatprobe upstream's records at ${options.upstream}: ${(e as Error).message}`);
     }
@@ -151,6 +157,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       ),
     );
   } finally {
+    lag.stop();
     await client.close();
   }
   const order = new Map(cases.map((c, i) => [probeIdOf(c), i]));

@@ -1,5 +1,5 @@
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
-import { TICK_MS } from '../../src/engine/lag.js';
+import { arrivalWindow } from '../../src/engine/lag.js';
 import { conformance, fail, inconclusive, note } from '../../src/engine/verdicts.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
@@ -28,10 +28,8 @@ export default defineProbe({
     const unusable = unusableStream(x, 'incremental delivery');
     if (unusable) return unusable;
     const times = x.assembled!.contentTimes;
-    // A loop held up ends with a timer tick just before the reads it delayed: the window reaches two ticks
-    // either side of the content.
-    const lag = times.length > 0 ? ctx.loopLagMs(x.startedAt + times[0]! - 2 * TICK_MS, x.startedAt + times.at(-1)! + 2 * TICK_MS) : 0;
-    return judgeBuffered(times, lag);
+    const window = arrivalWindow(x.startedAt, times);
+    return judgeBuffered(times, window ? ctx.loopLagMs(...window) : 0);
   },
 });
 

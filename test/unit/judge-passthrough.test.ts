@@ -21,10 +21,10 @@ function exchange(status: number | undefined, json?: unknown, extra: Partial<Str
 const record = (body: unknown, headers: [string, string][] = []): UpstreamRecord => ({ seq: 1, at: '', method: 'POST', path: '/v1/chat/completions', run: 'abcdef0123', case: 'x', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 /** The evidence of case `id`: what chatprobe sent, what the upstream recorded (a function of the sent body), what came back. */
-function evidence(id: string, received: ((sent: Record<string, unknown>) => unknown) | undefined, x: Exchange = exchange(200, completion(MODEL, { content: 'ok' }))): CaseEvidence {
+function evidence(id: string, received: ((sent: Record<string, unknown>) => unknown) | undefined, x: Exchange = exchange(200, completion(MODEL, { content: 'ok' })), loopLagMs = 0): CaseEvidence {
   const c = CASE_BY_ID.get(id)!;
   const { body, headers } = requestOf(c, MODEL, markerOf('abcdef0123', id));
-  return { sent: body, sentHeaders: headers, records: received ? [record(received(structuredClone(body)))] : [], x, scripted: answerOf(id, MODEL, c.stream === true) };
+  return { sent: body, sentHeaders: headers, records: received ? [record(received(structuredClone(body)))] : [], x, scripted: answerOf(id, MODEL, c.stream === true), loopLagMs };
 }
 const judge = (id: string, ev: CaseEvidence) => CASE_BY_ID.get(id)!.judge(ev);
 
@@ -150,6 +150,17 @@ describe('passthrough judgements, response direction', () => {
     expect(judge('stream_timing', evidence('stream_timing', (b) => b, spread))).toMatchObject({ verdict: 'pass', observed: `content chunks arrived over 300 ms; the upstream spread them over ${5 * STREAM_GAP_MS} ms` });
     const burst = { ...spread, assembled: { contentTimes: [400, 400, 401, 401, 402, 402] } as StreamExchange['assembled'] };
     expect(judge('stream_timing', evidence('stream_timing', (b) => b, burst)).verdict).toBe('fail');
+    // Trap: our own loop held up about as long as the upstream spread its chunks would have read an honest
+    // stream as one burst too; a shorter hold-up cannot have gathered chunks sent before it began.
+    expect(judge('stream_timing', evidence('stream_timing', (b) => b, burst, 5 * STREAM_GAP_MS))).toMatchObject({
+      verdict: 'inconclusive',
+      observed: expect.stringContaining(`chatprobe's own event loop was held up 300 ms`),
+    });
+    expect(judge('stream_timing', evidence('stream_timing', (b) => b, burst, 5 * STREAM_GAP_MS - 15)).verdict).toBe('inconclusive');
+    expect(judge('stream_timing', evidence('stream_timing', (b) => b, burst, 5 * STREAM_GAP_MS - 16)).verdict).toBe('fail');
+    expect(judge('stream_timing', evidence('stream_timing', (b) => b, burst, 12)).verdict).toBe('fail');
+    // A hold-up cannot spread a burst out: a spread stream passes whatever the loop did.
+    expect(judge('stream_timing', evidence('stream_timing', (b) => b, spread, 1000)).verdict).toBe('pass');
 
     const noDone = { ...spread, text: whole.replace('data: [DONE]\n\n', '') };
     expect(judge('stream_frames', evidence('stream_frames', (b) => b, noDone)).findings?.map((f) => f.code)).toContain('done_dropped');
