@@ -9,6 +9,9 @@ import { optionsOf, type FlagRow } from './flags.js';
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
 export const AUDIT_FLAGS = auditFlags as FlagRow[];
 
+/** The audit flags passthrough shares. */
+const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'shard', 'billing', 'dryRun']);
+
 export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes' | 'upstream' | 'passthrough';
 
 export interface CommandSpec {
@@ -112,7 +115,9 @@ export const COMMANDS: readonly CommandSpec[] = [
     command: 'passthrough',
     describe: 'Send requests through a gateway to chatprobe upstream and report, per field, what the gateway forwards, renames, changes, drops or adds, both ways',
     options: {
-      ...optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'shard', 'billing', 'dryRun']),
+      ...PASSTHROUGH_SHARED,
+      // The audit's text tells of its smoke call, which passthrough does not make.
+      timeout: { ...PASSTHROUGH_SHARED.timeout, describe: 'Per-request timeout, in seconds (also the longest silence inside a stream)' },
       models: { type: 'array', describe: 'The model name(s) the gateway routes to chatprobe upstream (required)' },
       'update-baseline': { type: 'boolean', describe: 'Write the baseline file (--baseline, default chatprobe.passthrough.baseline.json) from this run' },
       upstream: { type: 'string', demandOption: true, describe: 'Where chatprobe upstream listens, as chatprobe reaches it (http://HOST:PORT; required)' },

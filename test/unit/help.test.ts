@@ -16,6 +16,9 @@ describe('help, rendered without the argument parser', () => {
     }
     expect(top).toMatch(/--concurrency +Requests in flight at once \[number\] \[default: 4\]/);
     expect(top).toMatch(/--api-key-env .*\[default:\s+"OPENAI_API_KEY"\]/s);
+    // Only the commands that make a smoke call speak of one.
+    const speaksOfSmoke = COMMANDS.filter((c) => /smoke call/.test(renderHelp(c, 100))).map((c) => c.name);
+    expect(speaksOfSmoke).toEqual(['audit', 'demo', 'doctor']);
   });
 
   it('fits the width it is given, with no trailing spaces', () => {
