@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js';
 
 /**
@@ -16,7 +17,7 @@ import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js
 const RECORDED_VALUES = new Set([
   'host', 'content-type', 'content-length', 'accept', 'accept-encoding', 'accept-language', 'user-agent', 'connection',
   'transfer-encoding', 'x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host', 'x-real-ip', 'x-request-id',
-  'traceparent', 'sec-fetch-mode', 'x-chatprobe-marker',
+  'traceparent', 'sec-fetch-mode', 'x-chatprobe-marker', 'content-encoding',
 ]);
 export const NOT_RECORDED = '[not recorded]';
 /** Records kept (the oldest go first), and body characters kept per record: at most about 128 MB. */
@@ -37,6 +38,14 @@ export interface UpstreamOptions {
   models?: string[];
 }
 
+/** Request bodies a gateway compressed (Content-Encoding), read as the upstream a gateway targets would. */
+const DECODERS: Record<string, (b: Buffer, o: { maxOutputLength: number }) => Buffer> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
+
+/**
+ * The body as text. One the gateway compressed is decompressed (an encoding we cannot read, or a body that
+ * does not decompress, is kept as it came): its marker, and every field the cases compare, are inside.
+ * Bounded either way, so a decompression bomb costs the upstream nothing.
+ */
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const parts: Buffer[] = [];
@@ -45,7 +54,19 @@ function readBody(req: IncomingMessage): Promise<string> {
       size += d.length;
       if (size <= BODY_CHARS * 4) parts.push(d);
     });
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+    req.on('end', () => {
+      const raw = Buffer.concat(parts);
+      const decode = DECODERS[String(req.headers['content-encoding'] ?? '').trim().toLowerCase()];
+      let body: Buffer = raw;
+      if (decode) {
+        try {
+          body = decode(raw, { maxOutputLength: BODY_CHARS * 4 });
+        } catch {
+          // not what it says it is (or larger than kept): recorded as it came
+        }
+      }
+      resolve(body.toString('utf8'));
+    });
     req.on('error', reject);
   });
 }

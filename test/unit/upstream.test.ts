@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markerOf } from '../../src/passthrough/cases.js';
@@ -33,6 +34,28 @@ describe('chatprobe upstream', () => {
     for (const s of ['sk-channel', 'k-9q', 'c-8w']) expect(JSON.stringify(up.records)).not.toContain(s);
     // Another run's records are not served.
     expect(await records('ffffffffff')).toEqual([]);
+  });
+
+  it('reads a body the gateway compressed (gzip, deflate, br) as the body it carries, and keeps one it cannot read as it came', async () => {
+    const body = (c: string) => JSON.stringify({ model: 'pt-model', messages: [{ role: 'user', content: markerOf('44556677bb', c) }] });
+    const encoded: [string, (b: Buffer) => Buffer, string][] = [
+      ['gzip', gzipSync, 'response_error_fastapi'],
+      ['deflate', deflateSync, 'response_error_openai'],
+      ['br', brotliCompressSync, 'response_usage'],
+    ];
+    for (const [encoding, encode, c] of encoded) {
+      const res = await request(`${up.url}/v1/chat/completions`, { method: 'POST', body: encode(Buffer.from(body(c))), headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
+      await res.body.text();
+      expect(res.statusCode, encoding).toBe(c === 'response_usage' ? 200 : c === 'response_error_fastapi' ? 422 : 400);
+    }
+    const filed = await records('44556677bb');
+    expect(filed.map((r) => r.case)).toEqual(encoded.map(([, , c]) => c));
+    expect(filed.map((r) => JSON.parse(r.body).model)).toEqual(['pt-model', 'pt-model', 'pt-model']);
+    expect(new Map(filed[0]!.headers).get('content-encoding')).toBe('gzip');
+    // Said to be gzip, but plain: recorded (and its marker read) as it came.
+    const plain = await request(`${up.url}/v1/chat/completions`, { method: 'POST', body: body('response_usage').replace('44556677bb', '8899aabbcc'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    await plain.body.text();
+    expect((await records('8899aabbcc')).map((r) => r.case)).toEqual(['response_usage']);
   });
 
   it('keeps no body of a request without a marker (someone else’s, misrouted), and answers it plainly', async () => {
