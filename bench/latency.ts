@@ -117,8 +117,9 @@ function twentyModels(): Profile {
  * probes count with the model that hosted them). Probes run side by side, so their calls are not added.
  * A shared exchange is recorded under the probe that sent it, so a probe that waited for one and then made
  * calls of its own counts only its own: the estimate can fall short, which makes the ideal stricter. The
- * search for a balance route (billing.meter, four GETs one after another when none answers) is counted in
- * the calls, not in the chain: nothing needs its answer before the billing phase, which runs last.
+ * search for a balance route (billing.meter: its GETs side by side, once GET /models has answered) is one
+ * more step before the smoke calls, left out of the chain: the estimate falls short by that round trip
+ * too, which makes the ideal stricter still.
  */
 function longestChain(trace: readonly CallRecord[]): number {
   const discovery = trace.filter((c) => c.probe === 'discovery').length;

@@ -106,10 +106,10 @@ const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kin
 
 /**
  * GET /models and the plan it allows: the first thing every run does. When billing probes are selected,
- * the balance routes are tried too (GETs, nothing billed), beside GET /models rather than after it: the
- * search needs nothing from the list, and the run's first phase is then one round trip, not two. Without
- * a route that answers, or with --no-billing or --shard, the billing probes leave the plan and the report
- * says why. An unknown probe in --probes is an error before anything is sent.
+ * the balance routes are tried too (GETs, nothing billed), once GET /models has answered with a list: a
+ * key it refused, or a base URL that serves no API, is sent nowhere else. Without a route that answers, or
+ * with --no-billing or --shard, the billing probes leave the plan and the report says why. An unknown probe
+ * in --probes, or billing probes alone with billing turned off, is an error before anything is sent.
  */
 async function discover(
   log: CallLog,
@@ -118,22 +118,24 @@ async function discover(
   signal?: AbortSignal,
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
   const selected = selectProbes(probes, options.probes);
-  const listed = log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
-  let search: MeterSearch | Promise<MeterSearch> = { off: 'no billing probe selected' };
-  if (selected.some((p) => p.area === 'billing')) {
-    if (!options.billing) search = { off: 'turned off with --no-billing' };
-    else if (options.shard) search = { off: 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others' };
-    else search = findMeter(log, options.baseUrl, signal);
-  }
-  // Both answered before either is read: a list that cannot be read leaves no search in flight.
-  const [listing, billing] = await Promise.all([listed, search]);
+  const metered = selected.some((p) => p.area === 'billing');
+  let off: string | undefined;
+  if (!metered) off = 'no billing probe selected';
+  else if (!options.billing) off = 'turned off with --no-billing';
+  else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
+  if (metered && off && selected.every((p) => p.area === 'billing')) throw billingCannotRun(off);
+  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), selected, options);
-  if ('off' in billing && plan.probes.some((p) => p.area === 'billing')) {
+  const billing: MeterSearch = off ? { off } : await findMeter(log, options.baseUrl, signal);
+  if ('off' in billing && metered) {
     plan.probes = plan.probes.filter((p) => p.area !== 'billing');
-    if (plan.probes.length === 0) throw new CannotTestError(`the billing probes cannot run: ${billing.off}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
+    if (plan.probes.length === 0) throw billingCannotRun(billing.off);
   }
   return { listing, plan, billing };
 }
+
+const billingCannotRun = (why: string) =>
+  new CannotTestError(`the billing probes cannot run: ${why}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
 
 /** --dry-run: GET /models, the plan and its cost; nothing is sent but those GETs and the balance routes'. */
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {

@@ -86,33 +86,35 @@ describe('quota deduction (billing.*)', () => {
     expect(chats(server)).toBe(0);
   });
 
-  it('tries the balance routes beside GET /models, not after its answer (one round trip before the smoke calls, not two)', async () => {
-    // A server that answers GET /models only once a balance route has been asked: a search that waited
-    // for the list would time out here, not report the routes it tried.
-    let asked = () => {};
-    const balanceAsked = new Promise<void>((r) => (asked = r));
-    const paths: string[] = [];
-    const stub = createServer((req, res) => {
-      paths.push(`${req.method} ${req.url}`);
-      if (req.url === '/v1/models') {
-        void balanceAsked.then(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm', object: 'model' }] })));
-        return;
+  it('tries no balance route once GET /models has failed: a refused key, or a base URL that serves no API, is sent nowhere else', async () => {
+    for (const models of [401, 'html'] as const) {
+      const paths: string[] = [];
+      const stub = createServer((req, res) => {
+        paths.push(`${req.method} ${req.url}`);
+        if (models === 401) res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"invalid api key"}}');
+        else res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>console</title>');
+      });
+      await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+      try {
+        const { port } = stub.address() as AddressInfo;
+        const run = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`], { OPENAI_API_KEY: KEY });
+        expect(run.code, String(models)).toBe(2);
+        expect(paths, String(models)).toEqual(['GET /v1/models']);
+      } finally {
+        stub.closeAllConnections();
+        await new Promise((r) => stub.close(r));
       }
-      asked();
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
-    });
-    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-    try {
-      const { port } = stub.address() as AddressInfo;
-      const run = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--probes', 'billing.*', '--timeout', '5'], { OPENAI_API_KEY: KEY });
-      expect(run.code).toBe(2);
-      expect(run.stderr).toContain('the billing probes cannot run: no balance route answered (GET /api/usage/token: HTTP 404');
-      expect(paths[0]).toBe('GET /v1/models');
-      expect(paths.filter((p) => p.startsWith('POST'))).toEqual([]);
-    } finally {
-      stub.closeAllConnections();
-      await new Promise((r) => stub.close(r));
     }
+  });
+
+  it('asked for billing alone with billing turned off: exit 2 before anything is sent', async () => {
+    server = await startReferenceServer({ profile: loadProfile('billing'), apiKey: KEY });
+    for (const off of [['--no-billing'], ['--shard', '1/2']]) {
+      const run = await runCli(['--base-url', server.url, '--probes', 'billing.*', ...off], { OPENAI_API_KEY: KEY });
+      expect(run.code, off.join(' ')).toBe(2);
+      expect(run.stderr).toContain('the billing probes cannot run: ');
+    }
+    expect(server.received).toEqual([]);
   });
 
   it('finds a one-api meter after the other routes answer 404, and reads it in cents', async () => {
