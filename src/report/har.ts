@@ -103,11 +103,19 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
   return entry;
 }
 
+/** Writers open in this process: completed at its exit, if it quits before their run ends. */
+const OPEN = new Set<HarWriter>();
+let exitHooked = false;
+
+/** Where a writer's file goes when the process quits before its run ends: beside the complete one, never in its place. */
+export const interruptedPath = (path: string) => path.replace(/(\.har)?$/, '.interrupted.har');
+
 /**
  * Writes exchanges.har as the run goes, in batches of HAR_WRITE_CHARS (memory does not grow with the run), into a
  * temporary file renamed when it is complete. Entries are given already through the output boundary. A
- * process that quits before the run ends (a second Ctrl-C) still completes the file with the calls it
- * recorded: they were sent to the target, and no temporary file is left behind.
+ * process that quits before the run ends (a second Ctrl-C, a crash) still completes the file with the
+ * calls it recorded (they were sent to the target), as exchanges.interrupted.har: the reports of the last
+ * complete run in the folder keep the exchanges their evidence names, and no temporary file is left.
  */
 export class HarWriter {
   private fd: number | undefined;
@@ -124,17 +132,22 @@ export class HarWriter {
     this.tmp = `${path}.${process.pid}.tmp`;
     this.fd = openSync(this.tmp, 'w');
     writeSync(this.fd, `{"log":{"version":"1.2","creator":{"name":"chatprobe","version":${JSON.stringify(version)}},"entries":[\n`);
-    process.on('exit', this.onExit);
-  }
-
-  /** At process.exit while open: the file completed and put in place (synchronous, as an exit handler must be). */
-  private readonly onExit = () => {
-    try {
-      this.close();
-    } catch {
-      // A disk that fails now cannot be reported any more: the temporary file stays.
+    OPEN.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      // Synchronous, as an exit handler must be. A disk that fails now cannot be reported any more: that
+      // writer's temporary file stays.
+      process.on('exit', () => {
+        for (const w of OPEN) {
+          try {
+            w.complete(interruptedPath(w.path));
+          } catch {
+            OPEN.delete(w);
+          }
+        }
+      });
     }
-  };
+  }
 
   /** One entry, serialised and redacted by the caller. */
   add(json: string): void {
@@ -154,20 +167,24 @@ export class HarWriter {
 
   /** Completes the file and puts it in place; returns its path. */
   close(): string {
-    if (this.fd === undefined) return this.path;
-    process.off('exit', this.onExit);
+    return this.complete(this.path);
+  }
+
+  private complete(target: string): string {
+    if (this.fd === undefined) return target;
+    OPEN.delete(this);
     this.flush();
     writeSync(this.fd, '\n]}}\n');
     closeSync(this.fd);
     this.fd = undefined;
-    renameSync(this.tmp, this.path);
-    return this.path;
+    renameSync(this.tmp, target);
+    return target;
   }
 
   /** Drops the unfinished file (a run that never started). */
   abandon(): void {
     if (this.fd === undefined) return;
-    process.off('exit', this.onExit);
+    OPEN.delete(this);
     this.pending = [];
     closeSync(this.fd);
     this.fd = undefined;

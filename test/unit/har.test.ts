@@ -73,15 +73,19 @@ describe('exchanges.har', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('gone'))).toEqual([]);
   });
 
-  it('is completed and put in place when the process quits before the run ends (a second Ctrl-C), with every call recorded so far', async () => {
+  it('is completed beside the last run’s file when the process quits before the run ends (a second Ctrl-C), with every call recorded so far', async () => {
     const dir = await tempDir();
+    // The last complete run's file, which its report.json's evidence names: left as it is.
+    writeFileSync(join(dir, 'exchanges.har'), 'the last run');
     const script = join(dir, 'quit.ts');
-    // Two entries, the second still waiting for its batch to be written, then the exit a second Ctrl-C makes.
+    // Two entries, the second still waiting for its batch to be written, then the exit a second Ctrl-C
+    // makes; more writers open than an event has listeners before node warns.
     writeFileSync(
       script,
       [
         `import { harEntry, HarWriter } from ${JSON.stringify(join(ROOT, 'src/report/har.ts'))};`,
         `const w = new HarWriter(${JSON.stringify(join(dir, 'exchanges.har'))}, '1');`,
+        `for (let i = 0; i < 12; i++) new HarWriter(${JSON.stringify(join(dir, 'other'))} + i + '.har', '1');`,
         `const base = ${JSON.stringify(call())};`,
         "for (const id of ['c1', 'c2']) w.add(JSON.stringify(harEntry({ ...base, callId: id })));",
         'process.exit(130);',
@@ -89,8 +93,11 @@ describe('exchanges.har', () => {
     );
     const run = await runCommand(process.execPath, ['--import', 'tsx', script]);
     expect(run.code, run.stderr).toBe(130);
-    const har = JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8'));
+    expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+    expect(readFileSync(join(dir, 'exchanges.har'), 'utf8')).toBe('the last run');
+    const har = JSON.parse(readFileSync(join(dir, 'exchanges.interrupted.har'), 'utf8'));
     expect(har.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(['c1', 'c2']);
+    expect(JSON.parse(readFileSync(join(dir, 'other11.interrupted.har'), 'utf8')).log.entries).toEqual([]);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
