@@ -1,6 +1,6 @@
 import { access, appendFile, constants, mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
@@ -85,12 +85,41 @@ export interface WriteOutcome {
 /** Trace records cleaned, rendered and written per batch: the trace of a long run is never one string. */
 const TRACE_BATCH = 2000;
 
+/** The temporary files being written: removed if the process quits meanwhile (a second Ctrl-C). */
+const WRITING = new Set<string>();
+let exitHooked = false;
+
+/**
+ * Writes `path` whole: `write` fills a temporary file, renamed over `path` once complete, so a reader never
+ * sees half a file. A write that fails, or a process that quits meanwhile, leaves `path` as it was and no
+ * temporary file.
+ */
+export async function writeWhole(path: string, write: (tmp: string) => Promise<void>): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => {
+      for (const t of WRITING) rmSync(t, { force: true });
+    });
+  }
+  WRITING.add(tmp);
+  try {
+    await write(tmp);
+    await rename(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  } finally {
+    WRITING.delete(tmp);
+  }
+}
+
 /**
  * Writes every report file from a Report that has passed the output boundary (boundary.report), so every
  * string in it is already redacted, visible and bounded; the trace's records pass it here, a batch at a
  * time. Writers are isolated: one that throws is reported and the others still run. Each rendered file
- * passes the redactor once more (a writer's own text), and is written whole (temp file, then rename) so a
- * reader never sees half a report. One file at a time: what is held at once is one file's text (report.html
+ * passes the redactor once more (a writer's own text), and is written whole (writeWhole) so a reader never
+ * sees half a report. One file at a time: what is held at once is one file's text (report.html
  * is written a batch at a time, its exchanges read from `har`, the run's complete exchanges.har).
  */
 export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string): Promise<WriteOutcome> {
@@ -118,9 +147,7 @@ export async function writeReports(report: Report, trace: readonly CallRecord[],
   for (const [file, write] of writers) {
     const path = join(dir, file);
     try {
-      const tmp = `${path}.${process.pid}.tmp`;
-      await write(tmp);
-      await rename(tmp, path);
+      await writeWhole(path, write);
       outcome.written.push(path);
     } catch (err) {
       outcome.failed.push({ file, error: (err as Error).message });

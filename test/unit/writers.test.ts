@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { renderJunit, xmlAttr, xmlText } from '../../src/report/writers/junit.js';
@@ -7,6 +9,9 @@ import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
 import { sampleReport } from '../helpers/report.js';
+import { ROOT, runCommand } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { writeWhole } from '../../src/report/write.js';
 import { outcomeOf } from '../../src/report/outcome.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
@@ -185,5 +190,32 @@ describe('console', () => {
 
   it('summarises to exit code 1 when anything failed', () => {
     expect(summarise(sampleReport()).exitCode).toBe(1);
+  });
+});
+
+describe('report files written whole', () => {
+  it('leaves a file as it was, and no temporary file, when its write fails or the process quits meanwhile (a second Ctrl-C)', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'report.json');
+    writeFileSync(path, 'the last run');
+    await expect(writeWhole(path, async (tmp) => {
+      writeFileSync(tmp, 'half');
+      throw new Error('disk full');
+    })).rejects.toThrow('disk full');
+    await writeWhole(join(dir, 'junit.xml'), async (tmp) => writeFileSync(tmp, '<testsuites/>'));
+    expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toBe('<testsuites/>');
+    const script = join(dir, 'quit.ts');
+    writeFileSync(
+      script,
+      [
+        `import { writeFileSync } from 'node:fs';`,
+        `import { writeWhole } from ${JSON.stringify(join(ROOT, 'src/report/write.ts'))};`,
+        `void writeWhole(${JSON.stringify(path)}, async (tmp) => { writeFileSync(tmp, 'half'); process.exit(130); });`,
+      ].join('\n'),
+    );
+    const run = await runCommand(process.execPath, ['--import', 'tsx', script]);
+    expect(run.code, run.stderr).toBe(130);
+    expect(readFileSync(path, 'utf8')).toBe('the last run');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
