@@ -20,7 +20,7 @@ import { painter, progressLine, renderConsole, RowProgress } from '../report/wri
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
-import { cannotTest, command, err, guardSecrets, interruptible, out, progress, terminalColumns } from './output.js';
+import { cannotTest, command, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -54,8 +54,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
-  const interrupt = interruptible(say);
   let har: HarWriter | undefined;
+  const interrupt = interruptible(say, () => harSaved(har));
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
     if (options.dryRun) {

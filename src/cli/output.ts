@@ -3,6 +3,7 @@ import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
 import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../engine/errors.js';
 import { EXIT } from './exit.js';
+import type { HarWriter } from '../report/har.js';
 
 /**
  * stdout and stderr, through the output boundary: secrets removed, stray control characters shown, no
@@ -75,6 +76,12 @@ export function cannotTest(e: unknown): number {
   return EXIT.cannotTest;
 }
 
+/** For a second Ctrl-C's last line: where an open exchanges record is completed as the process quits. */
+export const harSaved = (har: HarWriter | undefined): string => {
+  const path = har?.ifInterrupted;
+  return path ? `; the calls that had ended are in ${path}` : '';
+};
+
 /** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
 export function untilStopped(): Promise<void> {
   return new Promise<void>((resolve) => {
@@ -85,12 +92,16 @@ export function untilStopped(): Promise<void> {
 
 /**
  * The first Ctrl-C or SIGTERM aborts the returned signal, so a run stops sending and writes its partial
- * report (exit 130); the second quits at once. `release` takes the handlers away when the run is done.
+ * report (exit 130); the second quits at once, saying where the calls went (`quitting`, asked then). `release`
+ * takes the handlers away when the run is done.
  */
-export function interruptible(say: (text: string) => void): { signal: AbortSignal; release(): void } {
+export function interruptible(say: (text: string) => void, quitting?: () => string | undefined): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
   const onSignal = () => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    if (controller.signal.aborted) {
+      say(`\nquit at once: no report written${quitting?.() ?? ''}\n`);
+      process.exit(EXIT.interrupted);
+    }
     say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
     controller.abort();
   };

@@ -12,7 +12,7 @@ import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from './exit.js';
-import { cannotTest, err, guardSecrets, interruptible, out, terminalColumns } from './output.js';
+import { cannotTest, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -29,7 +29,7 @@ export interface PassthroughArgs {
 export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
   // Ctrl-C or SIGTERM: the cases not yet sent are reported as not run, and the partial report is written.
-  const interrupt = interruptible(err);
+  const interrupt = interruptible(err, () => harSaved(har));
   try {
     const options = resolveOptions(flags, env);
     if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');

@@ -165,6 +165,11 @@ export class HarWriter {
     this.pendingChars = 0;
   }
 
+  /** Where the file goes if the process quits now, before the run ends (undefined once closed). */
+  get ifInterrupted(): string | undefined {
+    return this.fd === undefined ? undefined : interruptedPath(this.path);
+  }
+
   /** Completes the file and puts it in place; returns its path. */
   close(): string {
     return this.complete(this.path);
