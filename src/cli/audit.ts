@@ -115,11 +115,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const trace = run.trace;
     run = undefined;
-    // exchanges.har is complete before report.html, which shows its exchanges, is written.
-    const harPath = har.close();
+    // exchanges.har is complete before report.html, which shows its exchanges, is written, and put in place
+    // with the reports, in one step.
+    const recorded = har;
+    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());
     har = undefined;
-    const written = await writeReports(report, trace, options.out, boundary, harPath);
-    written.written = [...written.written, harPath].sort();
+    written.written = [...written.written, join(options.out, HAR_FILE)].sort();
     const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));

@@ -76,10 +76,13 @@ export function cannotTest(e: unknown): number {
   return EXIT.cannotTest;
 }
 
-/** For a second Ctrl-C's last line: where an open exchanges record is completed as the process quits. */
+/**
+ * For a second Ctrl-C's last line: while the run's exchanges record is not in place, no report is either
+ * (they are put in place together), and the record is completed under its own name as the process quits.
+ */
 export const harSaved = (har: HarWriter | undefined): string => {
   const path = har?.ifInterrupted;
-  return path ? `; the calls that had ended are in ${path}` : '';
+  return path ? `: no report written; the calls that had ended are in ${path}` : '';
 };
 
 /** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
@@ -99,7 +102,7 @@ export function interruptible(say: (text: string) => void, quitting?: () => stri
   const controller = new AbortController();
   const onSignal = () => {
     if (controller.signal.aborted) {
-      say(`\nquit at once: no report written${quitting?.() ?? ''}\n`);
+      say(`\nquit at once${quitting?.() ?? ''}\n`);
       process.exit(EXIT.interrupted);
     }
     say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');

@@ -57,9 +57,11 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       interrupt.signal,
     );
     const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
-    const harPath = har.close();
+    // exchanges.har put in place with the reports, in one step (as audit does).
+    const recorded = har;
+    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());
     har = undefined;
-    const written = await writeReports(report, trace, options.out, boundary, harPath);
+    const harPath = join(options.out, HAR_FILE);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));

@@ -103,7 +103,7 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
   return entry;
 }
 
-/** Writers open in this process: completed at its exit, if it quits before their run ends. */
+/** Writers whose file is not in place yet: completed at the process's exit, if it quits before their run ends. */
 const OPEN = new Set<HarWriter>();
 let exitHooked = false;
 
@@ -113,7 +113,7 @@ export const interruptedPath = (path: string) => path.replace(/(\.har)?$/, '.int
 /**
  * Writes exchanges.har as the run goes, in batches of HAR_WRITE_CHARS (memory does not grow with the run), into a
  * temporary file renamed when it is complete. Entries are given already through the output boundary. A
- * process that quits before the run ends (a second Ctrl-C, a crash) still completes the file with the
+ * process that quits before the file is in place (a second Ctrl-C, a crash) still completes it with the
  * calls it recorded (they were sent to the target), as exchanges.interrupted.har: the reports of the last
  * complete run in the folder keep the exchanges their evidence names, and no temporary file is left.
  */
@@ -140,11 +140,13 @@ export class HarWriter {
       process.on('exit', () => {
         for (const w of OPEN) {
           try {
-            w.complete(interruptedPath(w.path));
+            w.finish();
+            renameSync(w.tmp, interruptedPath(w.path));
           } catch {
-            OPEN.delete(w);
+            // kept as it is
           }
         }
+        OPEN.clear();
       });
     }
   }
@@ -165,33 +167,45 @@ export class HarWriter {
     this.pendingChars = 0;
   }
 
-  /** Where the file goes if the process quits now, before the run ends (undefined once closed). */
+  /** Where the file goes if the process quits now, before it is in place (undefined once it is). */
   get ifInterrupted(): string | undefined {
-    return this.fd === undefined ? undefined : interruptedPath(this.path);
+    return OPEN.has(this) ? interruptedPath(this.path) : undefined;
   }
 
   /** Completes the file and puts it in place; returns its path. */
   close(): string {
-    return this.complete(this.path);
+    this.finish();
+    return this.commit();
   }
 
-  private complete(target: string): string {
-    if (this.fd === undefined) return target;
+  /**
+   * Completes the file under its temporary name, which it returns: readable whole (report.html shows its
+   * exchanges) before `commit` puts it in place beside the reports written from the same run.
+   */
+  finish(): string {
+    if (this.fd !== undefined) {
+      this.flush();
+      writeSync(this.fd, '\n]}}\n');
+      closeSync(this.fd);
+      this.fd = undefined;
+    }
+    return this.tmp;
+  }
+
+  /** Puts the finished file in place (synchronous: see commitStaged); returns its path. */
+  commit(): string {
+    if (!OPEN.has(this)) return this.path;
+    renameSync(this.tmp, this.path);
     OPEN.delete(this);
-    this.flush();
-    writeSync(this.fd, '\n]}}\n');
-    closeSync(this.fd);
-    this.fd = undefined;
-    renameSync(this.tmp, target);
-    return target;
+    return this.path;
   }
 
   /** Drops the unfinished file (a run that never started). */
   abandon(): void {
-    if (this.fd === undefined) return;
+    if (!OPEN.has(this)) return;
     OPEN.delete(this);
     this.pending = [];
-    closeSync(this.fd);
+    if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     try {
       unlinkSync(this.tmp);

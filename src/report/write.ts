@@ -1,7 +1,7 @@
-import { access, appendFile, constants, mkdir, open, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { access, appendFile, constants, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
-import { existsSync, rmSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { closeSync, existsSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
 import { renderJson } from './writers/json.js';
@@ -85,74 +85,104 @@ export interface WriteOutcome {
 /** Trace records cleaned, rendered and written per batch: the trace of a long run is never one string. */
 const TRACE_BATCH = 2000;
 
-/** The temporary files being written: removed if the process quits meanwhile (a second Ctrl-C). */
-const WRITING = new Set<string>();
+/** The temporary files written and not yet put in place: removed if the process quits meanwhile (a second Ctrl-C). */
+const STAGED = new Set<string>();
 let exitHooked = false;
 
+/** A file written under a temporary name, to be put in place by `commitStaged`. */
+export interface Staged {
+  path: string;
+  tmp: string;
+}
+
 /**
- * Writes `path` whole: `write` fills a temporary file, renamed over `path` once complete, so a reader never
- * sees half a file. A write that fails, or a process that quits meanwhile, leaves `path` as it was and no
- * temporary file.
+ * Writes `path`'s content under a temporary name (`write` fills it). A write that fails leaves no temporary
+ * file; nor does a process that quits before `commitStaged`, and `path` then stays as it was.
  */
-export async function writeWhole(path: string, write: (tmp: string) => Promise<void>): Promise<void> {
+export async function stageFile(path: string, write: (tmp: string) => Promise<void>): Promise<Staged> {
   const tmp = `${path}.${process.pid}.tmp`;
   if (!exitHooked) {
     exitHooked = true;
     process.on('exit', () => {
-      for (const t of WRITING) rmSync(t, { force: true });
+      for (const t of STAGED) rmSync(t, { force: true });
     });
   }
-  WRITING.add(tmp);
+  STAGED.add(tmp);
   try {
     await write(tmp);
-    await rename(tmp, path);
+    return { path, tmp };
   } catch (err) {
+    STAGED.delete(tmp);
     rmSync(tmp, { force: true });
     throw err;
-  } finally {
-    WRITING.delete(tmp);
   }
+}
+
+/**
+ * Puts staged files in place, all in one synchronous step: no signal handler (a second Ctrl-C) runs between
+ * two of them, so a folder holds one run's files or the other's, never a mix. Returns those that could not
+ * be put in place, with why (their temporary files removed).
+ */
+export function commitStaged(staged: readonly Staged[]): { path: string; error: string }[] {
+  const failed: { path: string; error: string }[] = [];
+  for (const s of staged) {
+    try {
+      renameSync(s.tmp, s.path);
+    } catch (err) {
+      failed.push({ path: s.path, error: (err as Error).message });
+      rmSync(s.tmp, { force: true });
+    }
+    STAGED.delete(s.tmp);
+  }
+  return failed;
 }
 
 /**
  * Writes every report file from a Report that has passed the output boundary (boundary.report), so every
  * string in it is already redacted, visible and bounded; the trace's records pass it here, a batch at a
  * time. Writers are isolated: one that throws is reported and the others still run. Each rendered file
- * passes the redactor once more (a writer's own text), and is written whole (writeWhole) so a reader never
- * sees half a report. One file at a time: what is held at once is one file's text (report.html
- * is written a batch at a time, its exchanges read from `har`, the run's complete exchanges.har).
+ * passes the redactor once more (a writer's own text). Every file is staged first and all are put in place
+ * together at the end (commitStaged), with `alongside` (the run's exchanges.har, put in place by its writer)
+ * in the same step: a reader never sees half a report, nor this run's report.json beside the last run's
+ * other files. One file at a time: what is held at once is one file's text (report.html is written a batch
+ * at a time, its exchanges read from `har`, the run's complete exchanges record).
  */
-export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string): Promise<WriteOutcome> {
+export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string, alongside?: () => void): Promise<WriteOutcome> {
   await ensureDir(dir);
   const writers: [string, (tmp: string) => Promise<void>][] = [
-    ['report.json', (tmp) => writeFile(tmp, boundary.redact(renderJson(report)), 'utf8')],
-    ['junit.xml', (tmp) => writeFile(tmp, boundary.redact(renderJunit(report)), 'utf8')],
-    ['matrix.md', (tmp) => writeFile(tmp, boundary.redact(renderMatrix(report)), 'utf8')],
+    // Written synchronously (report.html too, a batch at a time): no write of ours is left in flight when
+    // the process quits, so a temporary file removed then is not made again behind it.
+    ['report.json', async (tmp) => writeFileSync(tmp, boundary.redact(renderJson(report)), 'utf8')],
+    ['junit.xml', async (tmp) => writeFileSync(tmp, boundary.redact(renderJunit(report)), 'utf8')],
+    ['matrix.md', async (tmp) => writeFileSync(tmp, boundary.redact(renderMatrix(report)), 'utf8')],
     ['report.html', (tmp) => writeHtml(tmp, report, har, (s) => boundary.redact(s))],
     [
       'trace.jsonl',
       async (tmp) => {
-        const file = await open(tmp, 'w');
+        const file = openSync(tmp, 'w');
         try {
           for (let i = 0; i < trace.length; i += TRACE_BATCH) {
-            await file.write(boundary.redact(traceLines(boundary.trace(trace.slice(i, i + TRACE_BATCH)))), null, 'utf8');
+            writeSync(file, boundary.redact(traceLines(boundary.trace(trace.slice(i, i + TRACE_BATCH)))), null, 'utf8');
           }
         } finally {
-          await file.close();
+          closeSync(file);
         }
       },
     ],
   ];
   const outcome: WriteOutcome = { written: [], failed: [] };
+  const staged: Staged[] = [];
   for (const [file, write] of writers) {
-    const path = join(dir, file);
     try {
-      await writeWhole(path, write);
-      outcome.written.push(path);
+      staged.push(await stageFile(join(dir, file), write));
     } catch (err) {
       outcome.failed.push({ file, error: (err as Error).message });
     }
   }
+  const unplaced = commitStaged(staged);
+  alongside?.();
+  outcome.written = staged.map((s) => s.path).filter((p) => !unplaced.some((u) => u.path === p));
+  for (const u of unplaced) outcome.failed.push({ file: basename(u.path), error: u.error });
   outcome.written.sort();
   return outcome;
 }

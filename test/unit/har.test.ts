@@ -88,6 +88,10 @@ describe('exchanges.har', () => {
         `for (let i = 0; i < 12; i++) new HarWriter(${JSON.stringify(join(dir, 'other'))} + i + '.har', '1');`,
         `const base = ${JSON.stringify(call())};`,
         "for (const id of ['c1', 'c2']) w.add(JSON.stringify(harEntry({ ...base, callId: id })));",
+        // A run's record finished for its report.html but not yet put in place with the reports.
+        `const f = new HarWriter(${JSON.stringify(join(dir, 'finished.har'))}, '1');`,
+        "f.add(JSON.stringify(harEntry({ ...base, callId: 'c9' })));",
+        'f.finish();',
         'process.exit(130);',
       ].join('\n'),
     );
@@ -98,6 +102,8 @@ describe('exchanges.har', () => {
     const har = JSON.parse(readFileSync(join(dir, 'exchanges.interrupted.har'), 'utf8'));
     expect(har.log.entries.map((e: { _callId: string }) => e._callId)).toEqual(['c1', 'c2']);
     expect(JSON.parse(readFileSync(join(dir, 'other11.interrupted.har'), 'utf8')).log.entries).toEqual([]);
+    expect(existsSync(join(dir, 'finished.har'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(dir, 'finished.interrupted.har'), 'utf8')).log.entries.map((e: { _callId: string }) => e._callId)).toEqual(['c9']);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

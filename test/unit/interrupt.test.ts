@@ -13,7 +13,7 @@ describe('Ctrl-C', () => {
       script,
       [
         `import { interruptible } from ${JSON.stringify(join(ROOT, 'src/cli/output.ts'))};`,
-        "const { signal } = interruptible((t) => process.stderr.write(t), () => '; the calls that had ended are in x.interrupted.har');",
+        "const { signal } = interruptible((t) => process.stderr.write(t), () => ': no report written; the calls that had ended are in x.interrupted.har');",
         "signal.addEventListener('abort', () => { process.stderr.write('[run stopped]'); process.kill(process.pid, 'SIGINT'); });",
         "setInterval(() => {}, 1000);",
         "process.kill(process.pid, 'SIGINT');",

@@ -11,7 +11,7 @@ import { summarise } from '../../src/report/summary.js';
 import { sampleReport } from '../helpers/report.js';
 import { ROOT, runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { writeWhole } from '../../src/report/write.js';
+import { commitStaged, stageFile } from '../../src/report/write.js';
 import { outcomeOf } from '../../src/report/outcome.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
@@ -194,28 +194,32 @@ describe('console', () => {
 });
 
 describe('report files written whole', () => {
-  it('leaves a file as it was, and no temporary file, when its write fails or the process quits meanwhile (a second Ctrl-C)', async () => {
+  it('puts staged files in place together; a write that fails, or a process that quits before they are put in place, leaves the folder as it was and no temporary file', async () => {
     const dir = await tempDir();
     const path = join(dir, 'report.json');
     writeFileSync(path, 'the last run');
-    await expect(writeWhole(path, async (tmp) => {
+    await expect(stageFile(path, async (tmp) => {
       writeFileSync(tmp, 'half');
       throw new Error('disk full');
     })).rejects.toThrow('disk full');
-    await writeWhole(join(dir, 'junit.xml'), async (tmp) => writeFileSync(tmp, '<testsuites/>'));
+    expect(readdirSync(dir)).toEqual(['report.json']);
+    const staged = [await stageFile(path, async (tmp) => writeFileSync(tmp, '{}')), await stageFile(join(dir, 'junit.xml'), async (tmp) => writeFileSync(tmp, '<testsuites/>'))];
+    expect(readFileSync(path, 'utf8')).toBe('the last run');
+    expect(commitStaged(staged)).toEqual([]);
+    expect(readFileSync(path, 'utf8')).toBe('{}');
     expect(readFileSync(join(dir, 'junit.xml'), 'utf8')).toBe('<testsuites/>');
     const script = join(dir, 'quit.ts');
     writeFileSync(
       script,
       [
         `import { writeFileSync } from 'node:fs';`,
-        `import { writeWhole } from ${JSON.stringify(join(ROOT, 'src/report/write.ts'))};`,
-        `void writeWhole(${JSON.stringify(path)}, async (tmp) => { writeFileSync(tmp, 'half'); process.exit(130); });`,
+        `import { stageFile } from ${JSON.stringify(join(ROOT, 'src/report/write.ts'))};`,
+        `void stageFile(${JSON.stringify(path)}, async (tmp) => writeFileSync(tmp, 'this run')).then(() => process.exit(130));`,
       ].join('\n'),
     );
     const run = await runCommand(process.execPath, ['--import', 'tsx', script]);
     expect(run.code, run.stderr).toBe(130);
-    expect(readFileSync(path, 'utf8')).toBe('the last run');
+    expect(readFileSync(path, 'utf8')).toBe('{}');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { eachHarEntry, type HarEntryView } from '../har.js';
 import { ENDPOINT, type Report } from '../model.js';
 import { curlOf, REPRODUCIBLE, reproLine } from '../repro.js';
@@ -143,7 +142,9 @@ function pageData(report: Report, exchanges: boolean): unknown {
  * `harPath` when the run recorded them. Every piece written passes `redact`, a whole entry at a time.
  */
 export async function writeHtml(path: string, report: Report, harPath: string | undefined, redact: (s: string) => string): Promise<void> {
-  const file = await open(path, 'w');
+  // Written synchronously, a batch at a time: no write of ours is left in flight when the process quits
+  // (a second Ctrl-C), so the temporary file removed then is not made again behind it.
+  const file = openSync(path, 'w');
   let pending: string[] = [];
   let size = 0;
   const flush = async () => {
@@ -151,7 +152,7 @@ export async function writeHtml(path: string, report: Report, harPath: string | 
     const text = pending.join('');
     pending = [];
     size = 0;
-    await file.write(text, null, 'utf8');
+    writeSync(file, text, null, 'utf8');
   };
   // Each piece passes the redactor once more as written (the file as a whole, as every report does).
   const put = async (piece: string) => {
@@ -197,6 +198,6 @@ export async function writeHtml(path: string, report: Report, harPath: string | 
     await put(`<script>${PAGE_JS}</script>\n</body></html>\n`);
     await flush();
   } finally {
-    await file.close();
+    closeSync(file);
   }
 }
