@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js';
 
 /**
@@ -38,8 +38,11 @@ export interface UpstreamOptions {
   models?: string[];
 }
 
+type Decoder = (b: Buffer, o: { maxOutputLength: number }) => Buffer;
+/** "deflate" is zlib-wrapped by the standard, sent raw by some servers: either is read, as browsers do. */
+const deflate: Decoder = (b, o) => (b.length > 0 && (b[0]! & 0x0f) === 8 && ((b[0]! << 8) | b[1]!) % 31 === 0 ? inflateSync(b, o) : inflateRawSync(b, o));
 /** Request bodies a gateway compressed (Content-Encoding), read as the upstream a gateway targets would. */
-const DECODERS: Record<string, (b: Buffer, o: { maxOutputLength: number }) => Buffer> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate: inflateSync, br: brotliDecompressSync };
+const DECODERS: Record<string, Decoder> = { gzip: gunzipSync, 'x-gzip': gunzipSync, deflate, br: brotliDecompressSync };
 
 /**
  * The body as text. One the gateway compressed is decompressed (an encoding we cannot read, or a body that

@@ -1,4 +1,4 @@
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markerOf } from '../../src/passthrough/cases.js';
@@ -42,6 +42,8 @@ describe('chatprobe upstream', () => {
       ['gzip', gzipSync, 'response_error_fastapi'],
       ['deflate', deflateSync, 'response_error_openai'],
       ['br', brotliCompressSync, 'response_usage'],
+      // Raw DEFLATE under "deflate", as some servers send it.
+      ['deflate', deflateRawSync, 'response_usage'],
     ];
     for (const [encoding, encode, c] of encoded) {
       const res = await request(`${up.url}/v1/chat/completions`, { method: 'POST', body: encode(Buffer.from(body(c))), headers: { 'content-type': 'application/json', 'content-encoding': encoding } });
@@ -50,7 +52,7 @@ describe('chatprobe upstream', () => {
     }
     const filed = await records('44556677bb');
     expect(filed.map((r) => r.case)).toEqual(encoded.map(([, , c]) => c));
-    expect(filed.map((r) => JSON.parse(r.body).model)).toEqual(['pt-model', 'pt-model', 'pt-model']);
+    expect(filed.map((r) => JSON.parse(r.body).model)).toEqual(['pt-model', 'pt-model', 'pt-model', 'pt-model']);
     expect(new Map(filed[0]!.headers).get('content-encoding')).toBe('gzip');
     // Said to be gzip, but plain: recorded (and its marker read) as it came.
     const plain = await request(`${up.url}/v1/chat/completions`, { method: 'POST', body: body('response_usage').replace('44556677bb', '8899aabbcc'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
