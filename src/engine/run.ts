@@ -141,7 +141,9 @@ const billingCannotRun = (why: string) =>
 export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
   const { client, log } = openSession(options);
   try {
-    const { plan, billing } = await discover(log, options, probes);
+    const { plan: fullPlan, billing } = await discover(log, options, probes);
+    // The plan of this shard, as the run would audit it.
+    const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const areas = [...new Set(modelProbes.map((p) => p.area))];
     const perArea = areas.map((area) => {

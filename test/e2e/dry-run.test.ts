@@ -52,3 +52,22 @@ describe('--dry-run', () => {
     expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 1 + 8 + 2 + 1);
   });
 });
+
+describe('--dry-run with --shard', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+  });
+  afterAll(() => server.close());
+
+  it('prices the shard’s own models, as its run audits them', async () => {
+    const plans = await Promise.all(['1/2', '2/2'].map(async (s) => JSON.parse((await runCli(['--base-url', server.url, '--dry-run', '--json', '--shard', s], { OPENAI_API_KEY: KEY })).stdout)));
+    const ids = plans.map((p) => p.models.map((m: { id: string }) => m.id));
+    expect(ids).toEqual([['ref-standard', 'ref-lenient'], ['ref-reasoning']]);
+    // The endpoint probes run in shard 1 only.
+    expect(plans[0].endpoint.probes).toBeGreaterThan(0);
+    expect(plans[1].endpoint.probes).toBe(0);
+    expect(plans[0].total.requests).toBe(1 + plans[0].endpoint.requests + 2 * plans[0].perModel.requests);
+    expect(plans[1].total.requests).toBe(1 + 1 * plans[1].perModel.requests);
+  });
+});
