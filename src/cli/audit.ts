@@ -8,7 +8,6 @@ import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../
 import { judge } from '../report/judge.js';
 import { existsSync } from 'node:fs';
 import type { Report } from '../report/model.js';
-import { summarise } from '../report/summary.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
@@ -121,7 +120,6 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());
     har = undefined;
     written.written = [...written.written, join(options.out, HAR_FILE)].sort();
-    const summary = summarise(report);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
@@ -147,7 +145,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       }
       say(`baseline written: ${displayPath(path)}\n`);
     }
-    return runExitCode({ unwritten: written.failed.length, interrupted: report.interrupted, updatedBaseline: Boolean(options.updateBaseline), errored: summary.outcomes.errored, exitCode: summary.exitCode });
+    return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {

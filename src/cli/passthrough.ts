@@ -7,7 +7,6 @@ import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
 import { baselineFrom, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { judge } from '../report/judge.js';
-import { summarise } from '../report/summary.js';
 import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
@@ -71,8 +70,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       await writeBaseline(baselinePath, baselineFrom(report, baseline));
       if (!options.quiet) err(`baseline written: ${baselinePath}\n`);
     }
-    const summary = summarise(report);
-    return runExitCode({ unwritten: written.failed.length, interrupted: report.interrupted, updatedBaseline: Boolean(options.updateBaseline), errored: summary.outcomes.errored, exitCode: summary.exitCode });
+    return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {

@@ -2,7 +2,7 @@ import { expectedVerdicts, type Baseline } from './baseline.js';
 import { matchAny } from '../engine/glob.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
 import { outcomeOf } from './outcome.js';
-import { summarise } from './summary.js';
+import { exitCodeOf, summarise } from './summary.js';
 
 /**
  * Observe, then judge. The engine records verdicts; what they mean for a gate (expected, regression,
@@ -16,7 +16,7 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
   const { summary: _summary, ...observed } = rest;
   const judged: Report = { ...observed, ...(about ? { baseline: about } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
   const s = summarise(judged);
-  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: s.exitCode };
+  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: exitCodeOf(judged, s) };
   return judged;
 }
 

@@ -26,6 +26,17 @@ export function summarise(report: Report): Summary {
   return { outcomes, verdicts, comparisons, failures, exitCode: failures.length > 0 ? 1 : 0 };
 }
 
+/**
+ * The exit code a run with this report earns, as the README's table gives it: 130 when it was interrupted;
+ * when it rewrote its baseline it accepted its verdicts, and only chatprobe's own errors still fail it (1);
+ * else 1 when any result fails the gate. (A report file the CLI then cannot write also makes it 1.)
+ */
+export function exitCodeOf(report: Pick<Report, 'interrupted' | 'baseline'>, s: Summary): number {
+  if (report.interrupted) return 130;
+  if (report.baseline?.updated) return s.outcomes.errored > 0 ? 1 : 0;
+  return s.exitCode;
+}
+
 /** "regression: expected honoured, got ignored" and the like, for one result. */
 export function describeChange(r: ProbeResult): string {
   const expected = r.expected ? r.expected.join(' or ') : undefined;

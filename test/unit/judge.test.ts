@@ -8,6 +8,19 @@ const baselineA: Baseline = { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat
 const baselineB: Baseline = { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'pass', 'parameters.max_tokens': 'honoured' }, 'gone-model': { 'chat.basic': 'pass' } } };
 
 describe('judge (observe, then judge)', () => {
+  it('says in summary.exitCode the exit code the run earns: 130 interrupted; with the baseline rewritten, 1 only for chatprobe’s own errors', () => {
+    const plain = judge(sampleReport(), undefined);
+    const failing = plain.summary!.exitCode;
+    expect(failing).toBe(plain.results.some((r) => r.outcome === 'failed' || r.outcome === 'errored') ? 1 : 0);
+    expect(judge({ ...sampleReport(), interrupted: true }, undefined).summary!.exitCode).toBe(130);
+    const updated = judge(sampleReport(), undefined, { path: 'b.json', updated: true });
+    const errored = updated.results.some((r) => r.outcome === 'errored') || updated.models.some((m) => m.notRun?.outcome === 'errored');
+    expect(updated.summary!.exitCode).toBe(errored ? 1 : 0);
+    const noErrors = { ...sampleReport(), models: sampleReport().models.filter((m) => !m.notRun), results: sampleReport().results.filter((r) => r.verdict !== 'error') };
+    expect(judge(noErrors, undefined).summary!.exitCode).toBe(1);
+    expect(judge(noErrors, undefined, { path: 'b.json', updated: true }).summary!.exitCode).toBe(0);
+  });
+
   it('is a pure function of the report and the baseline: judging again gives the same report', () => {
     const once = judge(sampleReport(), baselineB, about);
     expect(judge(once, baselineB, about)).toEqual(once);
