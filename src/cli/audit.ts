@@ -19,6 +19,7 @@ import { painter, progressLine, renderConsole, RowProgress } from '../report/wri
 import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
+import { CannotTestError } from '../engine/errors.js';
 import { cannotTest, command, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
@@ -147,6 +148,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
     return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {
+    // Ctrl-C before the model list came: GET /models was cut short by us, not failed by the server.
+    if (interrupt.signal.aborted && e instanceof CannotTestError) {
+      err('chatprobe: interrupted before the audit began (while discovering the models): nothing was audited, no report written\n');
+      return EXIT.interrupted;
+    }
     return cannotTest(e);
   } finally {
     // A run that never started leaves no half-written file.

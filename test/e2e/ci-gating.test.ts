@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseJunit } from '../helpers/junit.js';
@@ -217,6 +219,32 @@ describe('shards and merge', () => {
 });
 
 describe('interruption', () => {
+  it('Ctrl-C while GET /models is unanswered says the run was interrupted (exit 130), not that the server timed out', async () => {
+    let reached = () => {};
+    const asked = new Promise<void>((r) => (reached = r));
+    // A server that never answers the model list.
+    const stub = createServer(() => reached());
+    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = stub.address() as AddressInfo;
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', `http://127.0.0.1:${port}/v1`, '--out', await tempDir(), '--timeout', '60'], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY, NO_COLOR: '1' },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await asked;
+      child.kill('SIGINT');
+      expect(await exited, stderr).toBe(130);
+      expect(stderr).toContain('interrupted before the audit began');
+      expect(stderr).not.toContain('timeout');
+    } finally {
+      stub.closeAllConnections();
+      await new Promise((r) => stub.close(r));
+    }
+  });
+
   it('SIGINT during an audit leaves a valid partial report and exits 130', async () => {
     const server = await startReferenceServer({ profile: loadProfile('stalling'), apiKey: KEY });
     const out = await tempDir();
