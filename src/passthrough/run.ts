@@ -40,7 +40,11 @@ export function passthroughProbes(): ProbeInfo[] {
 async function recordsOf(upstream: string, run: string, caseId: string, timeoutMs: number): Promise<UpstreamRecord[]> {
   const res = await request(`${upstream.replace(/\/+$/, '')}/_chatprobe/records?run=${run}&case=${encodeURIComponent(caseId)}`, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const text = await res.body.text();
-  if (res.statusCode !== 200) throw new CannotTestError(`chatprobe upstream at ${upstream} answered HTTP ${res.statusCode} for its records`, 'pass --upstream the address `chatprobe upstream` printed');
+  if (res.statusCode !== 200) {
+    // The channel base URL it prints ends in /v1; its records are served from the address itself.
+    const hint = /\/v1\/*$/.test(upstream) ? `pass --upstream without /v1 (${upstream.replace(/\/v1\/*$/, '')}): the records are served at the upstream's address, the channel base URL is for the gateway` : 'pass --upstream the address `chatprobe upstream` printed';
+    throw new CannotTestError(`chatprobe upstream at ${upstream} answered HTTP ${res.statusCode} for its records`, hint);
+  }
   return (JSON.parse(text) as { records: UpstreamRecord[] }).records;
 }
 

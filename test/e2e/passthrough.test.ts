@@ -122,6 +122,10 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain('unknown passthrough case(s): temprature');
     expect(typo.stderr).toContain('the cases: model, defaults, extra_header, max_tokens');
+    // The channel base URL the upstream prints, given as --upstream: told to drop the /v1.
+    const channel = await runCli(['passthrough', '--base-url', gateway.url, '--upstream', `${upstream.url}/v1`, '--models', 'm', '--out', dir], { OPENAI_API_KEY: KEY });
+    expect(channel.code).toBe(2);
+    expect(channel.stderr).toContain(`hint: pass --upstream without /v1 (${upstream.url})`);
   });
 
   it('writes every report, the key in none of them', async () => {
