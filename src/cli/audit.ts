@@ -11,6 +11,7 @@ import type { Report } from '../report/model.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
 import type { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
+import { matchAny } from '../engine/glob.js';
 import { checkOutputs, writeReports } from '../report/write.js';
 import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { VERSION } from '../version.js';
@@ -125,6 +126,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
+    // Billing probes named in --probes and left out of the run: said here too, not only in the reports.
+    const billing = report.billing;
+    if (billing && 'off' in billing && options.probes.length > 0 && PROBES.some((p) => p.area === 'billing' && matchAny(p.id, options.probes))) {
+      say(`note: the billing probes were left out: ${oneLine(billing.off)}\n`);
+    }
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
     if (report.maxDurationReached) {
       const perRow = report.probes.filter((p) => p.scope !== 'target').length;

@@ -121,7 +121,7 @@ async function discover(
   const metered = selected.some((p) => p.area === 'billing');
   let off: string | undefined;
   if (!metered) off = 'no billing probe selected';
-  else if (!options.billing) off = 'turned off with --no-billing';
+  else if (!options.billing) off = 'turned off (--no-billing, or "billing": false in the config file)';
   else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
   if (metered && off && selected.every((p) => p.area === 'billing')) throw billingCannotRun(off);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);

@@ -73,7 +73,9 @@ describe('quota deduction (billing.*)', () => {
   it('--no-billing reads no balance and sends no billing call', async () => {
     const { run, report, server: s } = await audit(profile(['bill-fair']), ['--no-billing', '--probes', 'chat.*', 'billing.*', '--json']);
     expect(run.code, run.stderr).toBe(0);
-    expect(report!.billing).toEqual({ off: 'turned off with --no-billing' });
+    expect(report!.billing).toEqual({ off: 'turned off (--no-billing, or "billing": false in the config file)' });
+    // Named in --probes and left out: the console says so too.
+    expect(run.stderr).toContain('note: the billing probes were left out: turned off (--no-billing');
     expect(report!.results.some((r) => r.probe.startsWith('billing.'))).toBe(false);
     expect(s.received.some((r) => r.path === '/api/usage/token')).toBe(false);
   });
