@@ -45,6 +45,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       {
         baseUrl: options.baseUrl,
         apiKey: options.apiKey,
+        apiKeyEnv: options.apiKeyEnv,
         headers: options.headers,
         upstream: args.upstream,
         models: options.models,

@@ -90,6 +90,7 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: 
   const client = new HttpClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
+    keyVar: options.apiKeyEnv,
     headers: options.headers,
     timeoutMs: options.timeoutMs,
     connections: options.concurrency,

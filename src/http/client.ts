@@ -88,6 +88,11 @@ export interface HttpClientOptions {
   signal?: AbortSignal;
   /** Connections kept open to the origin at most (keep-alive; default 32). */
   connections?: number;
+  /**
+   * The environment variable the key was read from (default OPENAI_API_KEY): what the recorded request
+   * shows in its place (`Bearer $NAME`), so a recorded curl command reads the same variable. A shell name.
+   */
+  keyVar?: string;
 }
 
 /**
@@ -242,6 +247,8 @@ export class HttpClient {
   private readonly live = new Set<Call>();
   /** The Authorization header the key makes, written once (not a new string for every request). */
   private readonly bearer: string;
+  /** The key as recorded: its variable's name. */
+  private readonly keyShown: string;
   private readonly hasHeaders: boolean;
 
   constructor(private readonly options: HttpClientOptions) {
@@ -252,6 +259,7 @@ export class HttpClient {
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.originPath = originOf(this.basePath);
     this.bearer = `Bearer ${options.apiKey ?? ''}`;
+    this.keyShown = `$${options.keyVar ?? 'OPENAI_API_KEY'}`;
     this.hasHeaders = Object.keys(options.headers).length > 0;
     // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
     // Keep-alive, one request at a time per connection (pipelining 1; 0 would close each after its answer),
@@ -277,9 +285,9 @@ export class HttpClient {
       this.hasHeaders || req.headers ? { accept: ACCEPT, ...this.options.headers, ...req.headers } : { accept: ACCEPT };
     const auth = req.auth ?? 'default';
     if (auth === 'default') {
-      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : 'Bearer $OPENAI_API_KEY';
+      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : `Bearer ${this.keyShown}`;
     } else if (auth === 'raw-key') {
-      if (this.options.apiKey) headers.authorization = withKey ? this.options.apiKey : '$OPENAI_API_KEY';
+      if (this.options.apiKey) headers.authorization = withKey ? this.options.apiKey : this.keyShown;
     } else if (auth !== 'none') {
       headers.authorization = auth.authorization;
     }

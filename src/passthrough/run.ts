@@ -18,6 +18,8 @@ export interface PassthroughOptions {
   /** The gateway's base URL (ending in /v1). */
   baseUrl: string;
   apiKey: string | undefined;
+  /** The environment variable the key was read from (shown in its place in the record). */
+  apiKeyEnv?: string;
   /** Headers every request to the gateway carries (a Portkey route: x-portkey-provider, x-portkey-custom-host). */
   headers: Record<string, string>;
   /** Where chatprobe upstream listens, as chatprobe reaches it (its records are read there). */
@@ -78,7 +80,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const finish = startRun();
   // A run id per model: the marker then names the case alone, which the upstream answers as scripted.
   const runs = models.map(() => randomBytes(5).toString('hex'));
-  const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
+  const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, ...(options.apiKeyEnv ? { keyVar: options.apiKeyEnv } : {}), headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
   const log = new CallLog(client, signal, { retries: 0, rpm: undefined, concurrency: options.concurrency }, 'c');
   log.onCall = hooks.onCall;
   const slots = new Slots(options.concurrency);

@@ -21,9 +21,12 @@ export const reproLine = (model: string, probe: string) => `chatprobe repro . ${
 /** A text as one single-quoted shell word. */
 export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** The key as a request is recorded with it: its variable's name, alone or as a bearer token. */
+const KEY_SHOWN = /^(Bearer )?\$[A-Za-z_][A-Za-z0-9_]*$/;
+
 /**
- * One recorded request as a curl command: the key as $OPENAI_API_KEY (double-quoted, so the shell puts it
- * in), everything else quoted as sent; a stream read unbuffered; a body the record cut is said, since
+ * One recorded request as a curl command: the key as the variable it was read from, as recorded
+ * (`Bearer $OPENAI_API_KEY`; double-quoted, so the shell puts it in), everything else quoted as sent; a stream read unbuffered; a body the record cut is said, since
  * the command then sends less than the audit did.
  */
 export function curlOf(e: HarRequestView): string {
@@ -31,7 +34,7 @@ export function curlOf(e: HarRequestView): string {
   const body = e.request.postData?.text;
   if (body && /"stream"\s*:\s*true/.test(body)) lines[0] += ' -N';
   for (const h of e.request.headers) {
-    if (h.name === 'authorization' && h.value.includes('$OPENAI_API_KEY')) lines.push(`-H "Authorization: ${h.value.replace(/"/g, '\\"')}"`);
+    if (h.name === 'authorization' && KEY_SHOWN.test(h.value)) lines.push(`-H "Authorization: ${h.value}"`);
     else if (h.name !== 'accept') lines.push(`-H ${shellQuote(`${h.name}: ${h.value}`)}`);
   }
   if (body !== undefined) lines.push(`--data-raw ${shellQuote(body)}`);

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
@@ -21,11 +23,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** The curl commands of repro's output, each run by bash with the key in the environment. */
-async function runCurls(text: string): Promise<{ status: string; body: string }[]> {
+async function runCurls(text: string, keyVar = 'OPENAI_API_KEY'): Promise<{ status: string; body: string }[]> {
   const commands = text.split('\n\n').map((b) => b.split('\n').filter((l) => !l.startsWith('#')).join('\n')).filter((b) => b.startsWith('curl '));
   return Promise.all(
     commands.map(async (c) => {
-      const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', `${c.trimEnd()} -w '\\n%{http_code}'`], { env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY } });
+      const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', `${c.trimEnd()} -w '\\n%{http_code}'`], { env: { PATH: process.env.PATH ?? '', [keyVar]: KEY } });
       const at = stdout.lastIndexOf('\n');
       return { body: stdout.slice(0, at), status: stdout.slice(at + 1) };
     }),
@@ -44,6 +46,20 @@ describe('chatprobe repro', () => {
     for (const a of answers) expect(a.status).toBe('200');
     // The capped request, replayed, is cut by the limit as the audit saw.
     expect(answers.some((a) => JSON.parse(a.body).choices?.[0]?.finish_reason === 'length')).toBe(true);
+  });
+
+  it('records the key as the variable --api-key-env named, so its curl commands read that one', async () => {
+    const dir = await tempDir();
+    const audit = await runCli(['--base-url', server.url, '--out', dir, '--models', 'ref-standard', '--probes', 'parameters.max_tokens', '--api-key-env', 'CP_TRIAL_KEY'], { CP_TRIAL_KEY: KEY });
+    expect(audit.code, audit.stderr).toBe(0);
+    const har = await readFile(join(dir, 'exchanges.har'), 'utf8');
+    expect(har).toContain('Bearer $CP_TRIAL_KEY');
+    expect(har).not.toContain('$OPENAI_API_KEY');
+    const repro = await runCli(['repro', dir, 'ref-standard', 'parameters.max_tokens']);
+    expect(repro.stdout).toContain('-H "Authorization: Bearer $CP_TRIAL_KEY"');
+    const answers = await runCurls(repro.stdout, 'CP_TRIAL_KEY');
+    expect(answers.length).toBeGreaterThan(1);
+    for (const a of answers) expect(a.status).toBe('200');
   });
 
   it('replays a stream unbuffered, and the endpoint’s auth probe as the audit sent it', async () => {

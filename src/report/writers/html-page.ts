@@ -342,7 +342,7 @@ export const PAGE_JS = String.raw`
     kids.push(h('details', { open: true, cls: 'response' }, res));
     if (e.curl) {
       var pre = h('pre', { cls: 'curl', text: e.curl });
-      kids.push(h('details', { cls: 'curl' }, [h('summary', { text: 'curl (the key as $OPENAI_API_KEY)' }), pre, copyButton(pre)]));
+      kids.push(h('details', { cls: 'curl' }, [h('summary', { text: 'curl (the key as the variable it was read from)' }), pre, copyButton(pre)]));
     }
     return h('section', { cls: 'exchange', 'data-call': id }, kids);
   }
