@@ -147,9 +147,12 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     const first = await one(cases[0]!, models[0]!, 0);
     const lastCall = log.trace.at(-1);
     const status = lastCall?.status;
-    if (status === 401 || status === 403) throw new CannotTestError(`the gateway refused the key: ${lastCall!.error ?? `HTTP ${status}`}`, `pass a key the gateway accepts in $OPENAI_API_KEY (or --api-key-env)`);
-    if (status === 404) throw new CannotTestError(`the gateway answered 404 for model ${models[0]}: ${lastCall!.error ?? ''}`, 'is a channel routing this model name to chatprobe upstream? (--models names it as the gateway knows it)');
-    if (status === undefined && lastCall?.error) throw new CannotTestError(`no answer from the gateway at ${options.baseUrl}: ${lastCall.error}`, 'check --base-url');
+    // Cut short by Ctrl-C, the first request says nothing of the gateway: the run goes on to its partial report.
+    if (!signal?.aborted) {
+      if (status === 401 || status === 403) throw new CannotTestError(`the gateway refused the key: ${lastCall!.error ?? `HTTP ${status}`}`, `pass a key the gateway accepts in $${options.apiKeyEnv ?? 'OPENAI_API_KEY'} (or name another variable with --api-key-env)`);
+      if (status === 404) throw new CannotTestError(`the gateway answered 404 for model ${models[0]}: ${lastCall!.error ?? ''}`, 'is a channel routing this model name to chatprobe upstream? (--models names it as the gateway knows it)');
+      if (status === undefined && lastCall?.error) throw new CannotTestError(`no answer from the gateway at ${options.baseUrl}: ${lastCall.error}`, 'check --base-url');
+    }
     done(first);
     await Promise.all(
       models.flatMap((model, m) =>
