@@ -1,6 +1,3 @@
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseJunit } from '../helpers/junit.js';
@@ -8,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { CallRecord, Report } from '../../src/report/model.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { interruptCli, runCli } from '../helpers/cli.js';
+import { holdingServer } from '../helpers/holding.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
 
@@ -220,28 +218,15 @@ describe('shards and merge', () => {
 
 describe('interruption', () => {
   it('Ctrl-C while GET /models is unanswered says the run was interrupted (exit 130), not that the server timed out', async () => {
-    let reached = () => {};
-    const asked = new Promise<void>((r) => (reached = r));
     // A server that never answers the model list.
-    const stub = createServer(() => reached());
-    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    const stub = await holdingServer();
     try {
-      const { port } = stub.address() as AddressInfo;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', `http://127.0.0.1:${port}/v1`, '--out', await tempDir(), '--timeout', '60'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY, NO_COLOR: '1' },
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      await asked;
-      child.kill('SIGINT');
-      expect(await exited, stderr).toBe(130);
-      expect(stderr).toContain('interrupted before the audit began');
-      expect(stderr).not.toContain('timeout');
+      const run = await interruptCli(['--base-url', stub.url, '--out', await tempDir(), '--timeout', '60'], { OPENAI_API_KEY: KEY }, stub.asked);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).toContain('interrupted before the audit began');
+      expect(run.stderr).not.toContain('timeout');
     } finally {
-      stub.closeAllConnections();
-      await new Promise((r) => stub.close(r));
+      await stub.close();
     }
   });
 
@@ -249,22 +234,9 @@ describe('interruption', () => {
     const server = await startReferenceServer({ profile: loadProfile('stalling'), apiKey: KEY });
     const out = await tempDir();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', server.url, '--out', out, '--timeout', '30'], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY, NO_COLOR: '1' },
-      });
-      let stderr = '';
       // The first results arrive quickly; the stalled streams would hold the run for 30 s.
-      const started = new Promise<void>((resolve) =>
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          if (/\[\d+\/\d+\]/.test(stderr)) resolve();
-        }),
-      );
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      await started;
-      child.kill('SIGINT');
-      expect(await exited).toBe(130);
+      const run = await interruptCli(['--base-url', server.url, '--out', out, '--timeout', '30'], { OPENAI_API_KEY: KEY }, /\[\d+\/\d+\]/);
+      expect(run.code).toBe(130);
       const report = await readReport(out);
       expect(report.interrupted).toBe(true);
       expect(report.results.length).toBeGreaterThan(0);

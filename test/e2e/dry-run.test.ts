@@ -51,14 +51,6 @@ describe('--dry-run', () => {
     expect(JSON.parse(four.stdout).perModel.requests).toBe(4 + 1 + 4 + 2 + 1);
     expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 1 + 8 + 2 + 1);
   });
-});
-
-describe('--dry-run with --shard', () => {
-  let server: ReferenceServer;
-  beforeAll(async () => {
-    server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
-  });
-  afterAll(() => server.close());
 
   it('prices the shard’s own models, as its run audits them', async () => {
     const plans = await Promise.all(['1/2', '2/2'].map(async (s) => JSON.parse((await runCli(['--base-url', server.url, '--dry-run', '--json', '--shard', s], { OPENAI_API_KEY: KEY })).stdout)));

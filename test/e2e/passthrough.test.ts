@@ -1,13 +1,11 @@
-import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/passthrough/upstream.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
-import { runCli } from '../helpers/cli.js';
+import { interruptCli, runCli } from '../helpers/cli.js';
+import { holdingServer } from '../helpers/holding.js';
 import { startPortkey, type Gateway } from '../helpers/portkey.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -144,31 +142,18 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
 describe('chatprobe passthrough interrupted', () => {
   it('Ctrl-C while the gateway holds the first request writes the partial report (exit 130), not a gateway that never answered', async () => {
     const upstream = await startUpstream();
-    let reached = () => {};
-    const asked = new Promise<void>((r) => (reached = r));
     // A gateway that holds every request.
-    const gateway = createServer(() => reached());
-    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    const gateway = await holdingServer();
     try {
       const out = await tempDir();
-      const { port } = gateway.address() as AddressInfo;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'passthrough', '--base-url', `http://127.0.0.1:${port}/v1`, '--upstream', upstream.url, '--models', 'm', '--out', out], {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY, NO_COLOR: '1' },
-      });
-      let stderr = '';
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-      await asked;
-      child.kill('SIGINT');
-      expect(await exited, stderr).toBe(130);
-      expect(stderr).not.toContain('no answer from the gateway');
+      const run = await interruptCli(['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'm', '--out', out], { OPENAI_API_KEY: KEY }, gateway.asked);
+      expect(run.code, run.stderr).toBe(130);
+      expect(run.stderr).not.toContain('no answer from the gateway');
       const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
       expect(report.interrupted).toBe(true);
       expect(report.results.every((r) => r.cause === 'interrupted')).toBe(true);
     } finally {
-      gateway.closeAllConnections();
-      await new Promise((r) => gateway.close(r));
+      await gateway.close();
       await upstream.close();
     }
   });

@@ -31,4 +31,34 @@ export function runCommand(file: string, args: string[], env: Record<string, str
   });
 }
 
+/**
+ * Runs the real CLI from source and sends it SIGINT once `until` resolves, or once its stderr matches it;
+ * resolves with its exit code and what it printed.
+ */
+export function interruptCli(args: string[], env: Record<string, string>, until: Promise<void> | RegExp): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let sent = false;
+    const interrupt = () => {
+      if (sent) return;
+      sent = true;
+      child.kill('SIGINT');
+    };
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (until instanceof RegExp && until.test(stderr)) interrupt();
+    });
+    if (!(until instanceof RegExp)) void until.then(interrupt);
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export { ROOT };
