@@ -101,6 +101,8 @@ export class CallLog {
   /** Receives every call as it completes, for exchanges.har (the CLI writes it through the boundary). */
   onCall: ((call: RecordedCall) => void) | undefined;
   private readonly slots: Slots | undefined;
+  /** The calls that failed once the run was stopped: cut short by the stop, or never sent because of it. */
+  private readonly cut = new Set<string>();
 
   constructor(
     private readonly client: HttpClient,
@@ -122,6 +124,14 @@ export class CallLog {
     const slot: HeldSlot = { held: true };
     if (!this.slots) return fn(slot);
     return this.slots.run(() => fn(slot));
+  }
+
+  /**
+   * Whether the run's stop (Ctrl-C, --max-duration) may have cut this call short: it failed after the stop,
+   * so its failure may be ours. A call that answered in full, before the stop or after it, was not cut.
+   */
+  cutByStop(callId: string): boolean {
+    return this.cut.has(callId);
   }
 
   /** Calls waiting for a slot or in flight. */
@@ -164,6 +174,7 @@ export class CallLog {
         (res) => {
           // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
           let settled: { x: Exchange; record: CallRecord };
+          if (res.transport && this.signal?.aborted) this.cut.add(id);
           try {
             settled = this.settle(req, probe, model, stream, id, at, res, sink);
           } finally {

@@ -242,9 +242,11 @@ export async function runAudit(
       const ctx = new CellContext(scope, p, state, evidence);
       const t = performance.now();
       let verdict: ProbeVerdict;
+      let threw = false;
       try {
         verdict = await p.run(ctx);
       } catch (err) {
+        threw = true;
         if (err instanceof RowStalled) {
           evidence.push(...err.calls);
           verdict = { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${err.message}` };
@@ -255,8 +257,10 @@ export async function runAudit(
         }
       }
       // A cell whose calls were cut short by Ctrl-C or the deadline says nothing about the endpoint: it was
-      // not run (a baseline "refused" by an aborted call is no refusal).
-      verdict = stopped() ?? verdict;
+      // not run (a baseline "refused" by an aborted call is no refusal). One that ended after the stop from
+      // calls that had all answered (the smoke call alone, say) keeps its verdict: nothing of it was cut.
+      const stop = stopped();
+      if (stop && (threw || evidence.some((id) => log.cutByStop(id)))) verdict = stop;
       emit(result(resultModel, p, verdict, distinct(evidence), performance.now() - t));
       release(state);
     };

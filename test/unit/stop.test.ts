@@ -1,0 +1,101 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveOptions } from '../../src/config/options.js';
+import { defineProbe, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
+import { runAudit } from '../../src/engine/run.js';
+import type { ProbeResult } from '../../src/report/model.js';
+
+/**
+ * Ctrl-C (or --max-duration) stops a run while cells are still going. A cell its stop cut short is "not
+ * run"; one that ended after the stop from calls that had all answered keeps its verdict.
+ */
+describe('a cell that ends after the run was stopped', () => {
+  let url = '';
+  let held = () => {};
+  const holding = new Promise<void>((r) => (held = r));
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
+      } else if (req.url === '/v1/chat/completions' && body.includes('HOLD')) {
+        held(); // never answered: the stop cuts it
+      } else if (req.url === '/v1/chat/completions') {
+        const answer = { id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      } else res.writeHead(404).end();
+    });
+  });
+  const controller = new AbortController();
+  const stopped = new Promise<void>((r) => controller.signal.addEventListener('abort', () => r()));
+  let answered = () => {};
+  const answeredBefore = new Promise<void>((r) => (answered = r));
+  const probe = (id: string, run: (ctx: ProbeContext) => Promise<ProbeVerdict>) =>
+    defineProbe({ id: `chat.${id}`, area: 'chat', kind: 'conformance', requirement: 'a test cell', verdicts: ['pass'], cost: { requests: 1, maxTokens: 4 }, run });
+  const ask = (ctx: ProbeContext, text: string) => ctx.chat({ messages: [{ role: 'user', content: text }], max_tokens: 4 });
+  const probes = [
+    probe('smoke_only', async (ctx) => {
+      const x = ctx.control();
+      await stopped;
+      return { verdict: 'pass', observed: `the smoke call answered ${x.status}` };
+    }),
+    probe('cut', async (ctx) => {
+      const x = await ask(ctx, 'HOLD');
+      return { verdict: 'pass', observed: `got ${x.status}` };
+    }),
+    probe('sent_after', async (ctx) => {
+      await stopped;
+      const x = await ask(ctx, 'hello');
+      return { verdict: 'pass', observed: `got ${x.status}` };
+    }),
+    probe('answered_before', async (ctx) => {
+      const x = await ask(ctx, 'hello');
+      answered();
+      await stopped;
+      return { verdict: 'pass', observed: `got ${x.status}` };
+    }),
+    probe('threw', async () => {
+      await stopped;
+      throw new Error('a probe failing once the run stopped');
+    }),
+  ];
+  let cells = new Map<string, ProbeResult>();
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const options = resolveOptions({ baseUrl: url, concurrency: 8, retries: 0 }, {});
+    options.apiKey = 'k';
+    // Stopped once one call is held and another has answered (its cell still going).
+    void Promise.all([holding, answeredBefore]).then(() => controller.abort());
+    const { report } = await runAudit(options, probes, {}, controller.signal);
+    expect(report.interrupted).toBe(true);
+    cells = new Map(report.results.map((r) => [r.probe, r]));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('keeps its verdict when its evidence had all answered: the smoke call, or a call of its own', () => {
+    for (const id of ['chat.smoke_only', 'chat.answered_before']) {
+      const c = cells.get(id)!;
+      expect(c.verdict, id).toBe('pass');
+      expect(c.notRun, id).toBeUndefined();
+      expect(c.observed, id).toMatch(/200/);
+      expect(c.evidence.length, id).toBe(1);
+    }
+  });
+
+  it('is not run when the stop cut one of its calls, a call it sent after the stop, or it failed', () => {
+    for (const id of ['chat.cut', 'chat.sent_after', 'chat.threw']) {
+      const c = cells.get(id)!;
+      expect(c.verdict, id).toBe('error');
+      expect(c.cause, id).toBe('interrupted');
+      expect(c.notRun, id).toBe(true);
+      expect(c.outcome, id).toBe('skipped');
+    }
+  });
+});
