@@ -5,7 +5,8 @@ import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
 import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
-import { judge } from '../report/judge.js';
+import { judge, judgeResult } from '../report/judge.js';
+import { extentText } from '../report/style.js';
 import { existsSync } from 'node:fs';
 import type { Report } from '../report/model.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
@@ -87,7 +88,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           rows = new RowProgress((model) => (model === ENDPOINT ? probes.length - perModel : perModel));
           const called = models.filter((m) => m.call).length;
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
-          say(`auditing ${called} model(s) × ${probes.length} probe(s) at ${options.baseUrl}\n`);
+          say(`auditing ${extentText(called, probes)} at ${options.baseUrl}\n`);
           if (called > LARGE_RUN_MODELS) {
             say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
           }
@@ -98,7 +99,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
         onCall: recordCalls(recorder, boundary),
         onResult: (r, done, total, inFlight) => {
           if (options.quiet) return;
-          const cell = boundary.clean(r);
+          const cell = boundary.clean(judgeResult(r, baseline));
           if (tty) {
             const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight });
             progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));

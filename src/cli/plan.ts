@@ -1,11 +1,12 @@
 import { oneLine } from '../boundary/text.js';
 import type { PlanSummary } from '../engine/run.js';
+import { extentText } from '../report/style.js';
 
 /** The --dry-run plan as text: what would be sent, per area and per model. */
 export function renderPlan(plan: PlanSummary): string {
   const called = plan.models.filter((m) => m.call);
   const lines: string[] = [];
-  lines.push(`plan: ${called.length} model(s) × ${plan.probes.length} probe(s) at ${oneLine(plan.baseUrl)} (dry run: nothing sent beyond GET /models${plan.billing && ('route' in plan.billing || plan.billing.off.startsWith('no balance route')) ? ' and the balance routes' : ''})`);
+  lines.push(`plan: ${extentText(called.length, plan.probes)} at ${oneLine(plan.baseUrl)} (dry run: nothing sent beyond GET /models${plan.billing && ('route' in plan.billing || plan.billing.off.startsWith('no balance route')) ? ' and the balance routes' : ''})`);
   for (const m of plan.models) lines.push(`  ${oneLine(m.id)}${m.call ? '' : m.listed ? '' : '  (not listed: reported, not called)'}${!m.listed && m.call ? '  (not listed: called anyway)' : ''}`);
   lines.push('');
   lines.push('per model:');

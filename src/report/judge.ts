@@ -1,5 +1,6 @@
 import { expectedVerdicts, type Baseline } from './baseline.js';
 import { matchAny } from '../engine/glob.js';
+import { EVERY_PROBE } from './view.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
 import { outcomeOf } from './outcome.js';
 import { exitCodeOf, summarise } from './summary.js';
@@ -18,6 +19,16 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
   const s = summarise(judged);
   judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: exitCodeOf(judged, s) };
   return judged;
+}
+
+/**
+ * One result as the run hands it on, judged against the baseline as the report will judge it: a cell, or a
+ * not-probed row as one result (`EVERY_PROBE`). What progress lines count, so they agree with the summary.
+ */
+export function judgeResult(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
+  if (r.probe !== EVERY_PROBE) return judgeCell(r, baseline);
+  const row = judgeRow(r.model, r, baseline);
+  return row.comparison ? { ...r, outcome: row.outcome, comparison: row.comparison } : { ...r, outcome: row.outcome };
 }
 
 function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {

@@ -31,3 +31,13 @@ export const VERDICT_TONE: Record<Verdict, Tone> = {
 export function cellText(verdict: Verdict, cause?: string): string {
   return verdict === 'error' && cause ? `error: ${cause}` : verdict;
 }
+
+/**
+ * A run's extent as people count it: models × the probes each model gets, and the endpoint's own probes
+ * (run once, not once per model) beside them.
+ */
+export function extentText(models: number, probes: readonly { scope?: 'model' | 'target' }[]): string {
+  const endpoint = probes.filter((p) => p.scope === 'target').length;
+  const perModel = probes.length - endpoint;
+  return `${models} model(s) × ${perModel} probe(s)${endpoint > 0 ? ` + ${endpoint} endpoint probe(s)` : ''}`;
+}

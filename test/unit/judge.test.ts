@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Baseline } from '../../src/report/baseline.js';
-import { judge } from '../../src/report/judge.js';
+import { judge, judgeResult } from '../../src/report/judge.js';
+import { EVERY_PROBE, rowAsResult } from '../../src/report/view.js';
 import { sampleReport } from '../helpers/report.js';
 
 const about = { path: 'b.json', updated: false };
@@ -19,6 +20,27 @@ describe('judge (observe, then judge)', () => {
     const noErrors = { ...sampleReport(), models: sampleReport().models.filter((m) => !m.notRun), results: sampleReport().results.filter((r) => r.verdict !== 'error') };
     expect(judge(noErrors, undefined).summary!.exitCode).toBe(1);
     expect(judge(noErrors, undefined, { path: 'b.json', updated: true }).summary!.exitCode).toBe(0);
+  });
+
+  it('judges each result as the run hands it on (cell or not-probed row) as the report will: progress agrees with the summary', () => {
+    // A row the smoke call stopped, which one baseline expects to fail so.
+    const down = { id: 'down', listed: true, notRun: { verdict: 'error' as const, outcome: 'errored' as const, observed: 'not run: the smoke call failed', evidence: ['c9'], cause: 'upstream' as const } };
+    const baselineC: Baseline = { schemaVersion: 1, cells: { ...baselineA.cells, down: { 'chat.basic': 'error', 'parameters.max_tokens': 'error' } } };
+    for (const baseline of [undefined, baselineA, baselineB, baselineC]) {
+      const raw = { ...sampleReport(), models: [...sampleReport().models, down] };
+      const judged = judge(raw, baseline, baseline ? about : undefined);
+      const live = [...raw.results, ...raw.models.filter((m) => m.notRun).map((m) => rowAsResult(m, EVERY_PROBE)!)].map((r) => judgeResult(r, baseline));
+      const final = [...judged.results, ...judged.models.filter((m) => m.notRun && m.notRun.comparison !== 'missing').map((m) => rowAsResult(m, EVERY_PROBE)!)];
+      const key = (r: { model: string; probe: string; outcome: string; comparison?: string }) => `${r.model} ${r.probe} ${r.outcome} ${r.comparison ?? '-'}`;
+      expect(live.map(key).sort()).toEqual(final.map(key).sort());
+    }
+    // The trap: a failing cell the baseline expects counts as passed, live as in the report.
+    const failing = sampleReport().results.find((r) => r.model === 'gpt-4.1|mini' && r.probe === 'chat.basic')!;
+    expect(failing.outcome).toBe('failed');
+    expect(judgeResult(failing, baselineA).outcome).toBe('passed');
+    const row = rowAsResult(down, EVERY_PROBE)!;
+    expect(row.outcome).toBe('errored');
+    expect(judgeResult(row, baselineC)).toMatchObject({ outcome: 'passed', comparison: 'expected' });
   });
 
   it('is a pure function of the report and the baseline: judging again gives the same report', () => {

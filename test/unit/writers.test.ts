@@ -164,6 +164,15 @@ describe('console', () => {
     expect(renderConsole(two, painter(false, {}), 80)).not.toContain(`observed ${'x'.repeat(200)}`);
   });
 
+  it('counts the run as models × the probes each gets, the endpoint probes once beside them (console and matrix)', () => {
+    const plain = sampleReport();
+    expect(renderConsole(plain, painter(false, {}))).toContain('2 model(s) × 2 probe(s), 3 calls');
+    const endpoint = { ...plain.probes[0]!, id: 'auth.missing_key', area: 'auth' as const, scope: 'target' as const };
+    const withEndpoint: Report = { ...plain, probes: [...plain.probes, endpoint], results: [...plain.results, { ...plain.results[0]!, model: '(endpoint)', probe: 'auth.missing_key' }] };
+    expect(renderConsole(withEndpoint, painter(false, {}))).toContain('2 model(s) × 2 probe(s) + 1 endpoint probe(s), 3 calls');
+    expect(renderMatrix(withEndpoint)).toContain('2 model(s) × 2 probe(s) + 1 endpoint probe(s) · ');
+  });
+
   it('shows the live line with elapsed time, calls in flight and an estimate of what is left', () => {
     const r = sampleReport().results[0]!;
     expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 7 })).toBe(`10 s · 7 in flight · [25/100] · about 30 s left · ${r.model} ${r.probe}: ${r.verdict}`);

@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import { oneLine, wrapText } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
-import { cellText, VERDICT_TONE, type Tone } from '../style.js';
+import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
 import { EVERY_PROBE, viewOf } from '../view.js';
 
@@ -129,7 +129,7 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   /** A closing line, wrapped to the terminal when there is one. */
   const say = (text: string) => lines.push(...(columns === undefined ? [text] : wrapText(text, width)));
   say(
-    `${report.models.length} model(s) × ${report.probes.length} probe(s), ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+    `${extentText(report.models.length, report.probes)}, ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
       (report.interrupted ? ' (interrupted: partial report)' : '') +
       (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : ''),

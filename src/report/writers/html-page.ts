@@ -162,7 +162,7 @@ export const PAGE_JS = String.raw`
   // ---- the page ----
   var app = document.getElementById('app');
   var facts = [R.target.baseUrl, 'chatprobe ' + R.tool.version, 'started ' + R.startedAt, Math.round(R.durationMs / 100) / 10 + ' s',
-    R.calls + ' calls', models.length + ' model(s) × ' + probes.length + ' probe(s)'];
+    R.calls + ' calls', models.length + ' model(s) × ' + probes.length + ' probe(s)' + (R.probes.length > probes.length ? ' + ' + (R.probes.length - probes.length) + ' endpoint probe(s)' : '')];
   if (R.baseline) facts.push('baseline ' + R.baseline.path);
   var summary = R.summary;
   app.appendChild(h('header', { cls: 'top' }, [

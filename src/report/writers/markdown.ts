@@ -1,6 +1,6 @@
 import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
-import { cellText, VERDICT_MARK } from '../style.js';
+import { cellText, extentText, VERDICT_MARK } from '../style.js';
 import { describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 import { REPRODUCIBLE, shellQuote } from '../repro.js';
@@ -56,7 +56,7 @@ export function renderMatrix(report: Report): string {
   const out: string[] = [];
   out.push('# chatprobe capability matrix', '');
   out.push(
-    `Target ${escapeText(report.target.baseUrl)} · ${report.models.length} model(s) × ${report.probes.length} probe(s) · ` +
+    `Target ${escapeText(report.target.baseUrl)} · ${extentText(report.models.length, report.probes)} · ` +
       `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
       (report.interrupted ? ' · **interrupted: partial report**' : '') +
       (report.maxDurationReached ? ' · **stopped at --max-duration: partial report**' : ''),
