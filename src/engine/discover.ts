@@ -51,6 +51,33 @@ export function transportAdvice(t: { code: 'timeout' | 'network'; message: strin
   return ADVICE[t.code];
 }
 
+const SERVER_FAILED = 'the server, or a proxy in front of it, failed while listing its models: check the service behind the base URL, then run again';
+
+/**
+ * The advice for a GET /models answered with a failure status, pointed where the status says: a
+ * redirect (never followed: the key would go with it), a route that is not there, a failing server, or
+ * the cause's own advice (the key, quota, rate limits).
+ */
+function failedListAdvice(x: Exchange, baseUrl: string): string | undefined {
+  const status = x.status ?? 0;
+  if (status >= 300 && status < 400) {
+    let to: URL | undefined;
+    try {
+      to = new URL(x.headers.location ?? '', baseUrl);
+    } catch {
+      to = undefined;
+    }
+    const from = new URL(baseUrl);
+    if (to && from.protocol === 'http:' && to.protocol === 'https:' && to.hostname === from.hostname) {
+      return `the server sends plain HTTP to HTTPS: use https:// in the base URL (${baseUrl.replace(/^http:/, 'https:')})`;
+    }
+    return 'the base URL is not where the API answers: a login page means it is a web app, not the API root (e.g. https://host/v1)';
+  }
+  if (status === 404 || status === 405) return 'nothing answers GET /models there: check that the base URL is the API root ending in /v1 (e.g. https://host/v1)';
+  if (x.cause === 'upstream') return SERVER_FAILED;
+  return x.cause ? ADVICE[x.cause] : undefined;
+}
+
 function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
   if (x.transport) {
     throw new CannotTestError(`GET ${baseUrl}/models failed: ${describeFailure(x)}`, transportAdvice(x.transport, baseUrl));
@@ -62,14 +89,14 @@ function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
     throw new CannotTestError(`GET ${baseUrl}/models answered HTTP 400: the server expects HTTPS on this port`, `use https:// in the base URL (${baseUrl.replace(/^http:/, 'https:')})`);
   }
   const looksHtml = x.contentType.includes('html') || /^\s*<(!doctype|html)/i.test(x.text);
-  if (looksHtml) {
+  if (looksHtml && !(x.status !== undefined && x.status >= 300 && x.status < 400)) {
     throw new CannotTestError(
       `GET ${baseUrl}/models answered HTTP ${x.status} with an HTML page, not a model list`,
-      'the base URL looks wrong: it should be the API root ending in /v1 (e.g. https://host/v1), not a web page',
+      x.status !== undefined && x.status >= 500 ? SERVER_FAILED : 'the base URL looks wrong: it should be the API root ending in /v1 (e.g. https://host/v1), not a web page',
     );
   }
   if (!x.ok) {
-    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, x.cause ? ADVICE[x.cause] : undefined);
+    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, failedListAdvice(x, baseUrl));
   }
   if (x.truncated) {
     throw new CannotTestError(`GET ${baseUrl}/models: ${ourCut(x)}`, 'a model list this large is not one chatprobe can read; check the base URL, or the gateway behind it');
