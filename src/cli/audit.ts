@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
@@ -22,7 +21,7 @@ import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
 import { CannotTestError } from '../engine/errors.js';
-import { cannotTest, command, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
+import { cannotTest, command, displayPath, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -42,11 +41,6 @@ async function reportToGithub(report: Report, boundary: Boundary, env: NodeJS.Pr
 /** Beyond this many models, a run is worth a warning before it starts spending. */
 const LARGE_RUN_MODELS = 500;
 
-/** A path relative to the working folder when it is below it, else absolute. */
-function displayPath(path: string): string {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
-}
 
 
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */

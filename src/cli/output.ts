@@ -1,3 +1,4 @@
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
 import { oneLine } from '../boundary/text.js';
@@ -82,8 +83,14 @@ export function cannotTest(e: unknown): number {
  */
 export const harSaved = (har: HarWriter | undefined): string => {
   const path = har?.ifInterrupted;
-  return path ? `: no report written; the calls that had ended are in ${path}` : '';
+  return path ? `: no report written; the calls that had ended are in ${displayPath(path)}` : '';
 };
+
+/** A path as the console shows it: relative to the working folder when it is below it, else absolute. */
+export function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
+}
 
 /** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
 export function untilStopped(): Promise<void> {

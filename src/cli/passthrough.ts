@@ -11,7 +11,7 @@ import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from './exit.js';
-import { cannotTest, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
+import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -65,7 +65,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
-    if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().join(', ')}\n`);
+    if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().map(displayPath).join(', ')}\n`);
     if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');
     else if (options.updateBaseline) {
       await writeBaseline(baselinePath, baselineFrom(report, baseline));

@@ -1,4 +1,4 @@
-import { closeSync, createReadStream, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Boundary } from '../boundary/boundary.js';
 import type { HttpRequest } from '../http/client.js';
@@ -192,11 +192,15 @@ export class HarWriter {
     return this.tmp;
   }
 
-  /** Puts the finished file in place (synchronous: see commitStaged); returns its path. */
+  /**
+   * Puts the finished file in place (synchronous: see commitStaged); returns its path. An interrupted
+   * file an earlier run left beside it goes: the folder now holds one complete run, and no stray record.
+   */
   commit(): string {
     if (!OPEN.has(this)) return this.path;
     renameSync(this.tmp, this.path);
     OPEN.delete(this);
+    rmSync(interruptedPath(this.path), { force: true });
     return this.path;
   }
 

@@ -105,5 +105,11 @@ describe('exchanges.har', () => {
     expect(existsSync(join(dir, 'finished.har'))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, 'finished.interrupted.har'), 'utf8')).log.entries.map((e: { _callId: string }) => e._callId)).toEqual(['c9']);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // The next complete run puts its file in place, and the interrupted one it no longer goes with goes.
+    const next = new HarWriter(join(dir, 'exchanges.har'), '1');
+    next.add(JSON.stringify(harEntry(call())));
+    next.close();
+    expect(JSON.parse(readFileSync(join(dir, 'exchanges.har'), 'utf8')).log.entries).toHaveLength(1);
+    expect(existsSync(join(dir, 'exchanges.interrupted.har'))).toBe(false);
   });
 });
