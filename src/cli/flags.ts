@@ -67,3 +67,21 @@ export function pickFlags(table: readonly FlagRow[], argv: Record<string, unknow
   }
   return out;
 }
+
+/**
+ * A yargs usage message as a person reads it: flags written as typed on the line (`--bogus-flag`), each
+ * once (yargs names an unknown kebab-case flag twice, as typed and camel-cased), required ones with their
+ * dashes. Anything else is left as yargs wrote it.
+ */
+export function usageMessage(msg: string, argv: readonly string[]): string {
+  const m = /^(Unknown arguments?|Missing required arguments?): (.*)$/.exec(msg);
+  if (!m) return msg;
+  const names = m[2]!.split(', ');
+  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  // The camel-cased twin of a kebab-case name also in the list goes.
+  const kept = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n));
+  const typed = (n: string) => argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `--no-${n}`);
+  const shown = kept.map((n) => (m[1]!.startsWith('Missing') ? `--${kebab(n)}` : typed(n) ? `--${n}` : n));
+  const what = m[1]!.startsWith('Missing') ? 'missing required flag' : 'unknown argument';
+  return `${what}${shown.length > 1 ? 's' : ''}: ${shown.join(', ')}`;
+}

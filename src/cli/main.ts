@@ -6,7 +6,7 @@ import { sizeHeapForMemory } from './heap.js';
 import { AUDIT_FLAGS, COMMANDS, type CommandName } from './commands.js';
 import { EXIT } from './exit.js';
 import { helpRequest, helpWidth, renderHelp } from './help.js';
-import { pickFlags } from './flags.js';
+import { pickFlags, usageMessage } from './flags.js';
 import { err } from './output.js';
 import { oneLine } from '../boundary/text.js';
 
@@ -71,7 +71,8 @@ async function main(argv: string[]): Promise<number> {
     .fail((msg, e) => {
       // A custom fail handler must throw, or yargs still runs the command on invalid input.
       if (e) throw e;
-      err(`chatprobe: ${msg}\nRun "chatprobe --help" for usage.\n`);
+      const named = COMMANDS.find((c) => !c.isDefault && c.name === argv[0]);
+      err(`chatprobe: ${usageMessage(msg, argv)}\nRun "chatprobe ${named ? `${named.name} ` : ''}--help" for usage.\n`);
       throw new UsageError(msg);
     })
     .parseAsync();

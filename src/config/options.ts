@@ -112,6 +112,13 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
       `strip it, e.g. export ${f.apiKeyEnv}="$(printf %s "$${f.apiKeyEnv}" | tr -d '[:space:]')" (a trailing line break usually comes from echo or a file read)`,
     );
   }
+  // A list flag given with no value (`--models` last on the line, `--models ""`) would mean "all": refused.
+  const models = splitList(f.models);
+  const probes = splitList(f.probes);
+  for (const [flag, named] of [['models', models], ['probes', probes]] as const) {
+    const given = (flags as Record<string, unknown> | undefined)?.[flag];
+    if (Array.isArray(given) && named.length === 0) throw new CannotTestError(`invalid --${flag}: given without a value (expected ids or globs, comma-separated; leave it out for the default)`);
+  }
   const headers: Record<string, string> = {};
   for (const h of f.header) {
     const colon = h.indexOf(':');
@@ -132,8 +139,8 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     apiKey,
     apiKeyEnv: f.apiKeyEnv,
     headers,
-    models: splitList(f.models),
-    probes: splitList(f.probes),
+    models,
+    probes,
     out: f.out,
     concurrency: f.concurrency,
     timeoutMs: Math.round(f.timeout * 1000),

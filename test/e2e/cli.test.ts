@@ -113,16 +113,27 @@ describe('chatprobe CLI', () => {
     expect(run.stderr).toContain('the token is at fault');
   });
 
-  it('exits 2 on bad usage: unknown probe (listing the valid ones), unknown flag, no base URL', async () => {
+  it('exits 2 on bad usage: unknown probe (listing the valid ones), unknown flag, no base URL, a list flag without a value', async () => {
     const sent = server.received.length;
     const unknown = await runCli(['--base-url', server.url, '--probes', 'chat.nope'], { OPENAI_API_KEY: KEY });
     expect(unknown.code).toBe(2);
     for (const p of PROBES) expect(unknown.stderr).toContain(p.id);
     // Known before anything is sent: not even GET /models.
     expect(server.received.length).toBe(sent);
-    const flag = await runCli(['--bogus']);
+    const flag = await runCli(['--bogus-flag']);
     expect(flag.code).toBe(2);
-    expect(flag.stderr).toContain('Unknown argument: bogus');
+    expect(flag.stderr).toBe('chatprobe: unknown argument: --bogus-flag\nRun "chatprobe --help" for usage.\n');
+    // A command's own usage names the command.
+    const missing = await runCli(['passthrough', '--base-url', server.url]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('chatprobe: missing required flag: --upstream\nRun "chatprobe passthrough --help" for usage.\n');
+    // `--models` last on the line would mean every model: refused before anything is sent.
+    for (const flagName of ['--models', '--probes']) {
+      const empty = await runCli(['--base-url', server.url, flagName], { OPENAI_API_KEY: KEY });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain(`invalid ${flagName}: given without a value`);
+    }
+    expect(server.received.length).toBe(sent);
     const none = await runCli([]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('OPENAI_BASE_URL');

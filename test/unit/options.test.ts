@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { CannotTestError } from '../../src/engine/errors.js';
+import { usageMessage } from '../../src/cli/flags.js';
 
 const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => resolveOptions(flags, env);
 const failure = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {
@@ -97,5 +98,17 @@ describe('keyFlaw', () => {
     expect(keyFlaw('sk-abc\n123')).toBe('holds a line break inside it');
     expect(keyFlaw('bearer sk-abc123')).toMatch(/starts with the word "Bearer"/);
     for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
+  });
+});
+
+describe('usage messages', () => {
+  it('name each unknown flag once, as typed, and required flags with their dashes; positionals and other messages as yargs wrote them', () => {
+    expect(usageMessage('Unknown arguments: bogus-flag, bogusFlag', ['--bogus-flag'])).toBe('unknown argument: --bogus-flag');
+    expect(usageMessage('Unknown arguments: a-b, aB, c-d, cD', ['--a-b', '--c-d=1'])).toBe('unknown arguments: --a-b, --c-d');
+    expect(usageMessage('Unknown argument: fooBar', ['--fooBar', '1'])).toBe('unknown argument: --fooBar');
+    expect(usageMessage('Unknown argument: frobnicate', ['frobnicate'])).toBe('unknown argument: frobnicate');
+    expect(usageMessage('Missing required argument: upstream', ['passthrough'])).toBe('missing required flag: --upstream');
+    expect(usageMessage('Missing required arguments: apiKeyEnv, upstream', [])).toBe('missing required flags: --api-key-env, --upstream');
+    expect(usageMessage('Not enough non-option arguments: got 0, need at least 1', [])).toBe('Not enough non-option arguments: got 0, need at least 1');
   });
 });
