@@ -1,3 +1,4 @@
+import { renderJson } from '../report/writers/json.js';
 import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
@@ -117,7 +118,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());
     har = undefined;
     written.written = [...written.written, join(options.out, HAR_FILE)].sort();
-    if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    if (options.json) out(renderJson(report));
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);

@@ -1,3 +1,4 @@
+import { renderJson } from '../report/writers/json.js';
 import { Boundary } from '../boundary/boundary.js';
 import { loadBaseline } from '../report/baseline.js';
 import { judge } from '../report/judge.js';
@@ -44,7 +45,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     const written = await writeReports(report, merged.trace, args.out, boundary, har);
     if (har) written.written = [...written.written, har].sort();
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
-    if (args.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    if (args.json) out(renderJson(report));
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.join(', ')}\n`);
     if (written.failed.length > 0) return EXIT.failed;

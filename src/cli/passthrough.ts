@@ -1,3 +1,4 @@
+import { renderJson } from '../report/writers/json.js';
 import { join } from 'node:path';
 import { resolveOptions, secretsOf } from '../config/options.js';
 import { oneLine } from '../boundary/text.js';
@@ -63,7 +64,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     har = undefined;
     const harPath = join(options.out, HAR_FILE);
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
-    if (options.json) out(`${JSON.stringify(report, null, 2)}\n`);
+    if (options.json) out(renderJson(report));
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().map(displayPath).join(', ')}\n`);
     if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');

@@ -50,11 +50,13 @@ describe('chatprobe CLI', () => {
     expect(run.stdout).not.toMatch(/\x1b\[/);
   });
 
-  it('--json prints the report, and --quiet prints nothing', async () => {
+  it('--json prints the report as report.json holds it (naming its schema), and --quiet prints nothing', async () => {
     const out = await tempDir();
     const json = await runCli(['--base-url', server.url, '--out', out, '--json'], { OPENAI_API_KEY: KEY });
     const report = parseReport(json.stdout);
     expect(report.results).toHaveLength(CELLS);
+    expect(json.stdout).toBe(await readFile(join(out, 'report.json'), 'utf8'));
+    expect(report.$schema).toMatch(/\/schema\/report\.schema\.json$/);
     const quiet = await runCli(['--base-url', server.url, '--out', out, '--quiet'], { OPENAI_API_KEY: KEY });
     expect(quiet.code).toBe(0);
     expect(quiet.stdout + quiet.stderr).toBe('');
