@@ -12,25 +12,34 @@ import { join } from 'node:path';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit.js';
-import { err, out, terminalColumns, cannotTest } from './output.js';
+import { cannotTest, displayPath, err, out, terminalColumns } from './output.js';
 
-/** The exchanges.har of each folder that has one, as one file in `out`; undefined when none has. */
-async function mergeHars(dirs: readonly string[], out: string): Promise<string | undefined> {
+/**
+ * The exchanges.har of each folder that has one, as one file in `out`, complete but not yet in place
+ * (writeReports puts it there with the reports); undefined when no folder has one.
+ */
+async function mergeHars(dirs: readonly string[], writer: () => HarWriter): Promise<HarWriter | undefined> {
   const found = dirs.map((d) => join(d, HAR_FILE)).filter((p) => existsSync(p));
   if (found.length === 0) return undefined;
-  await ensureDir(out);
-  const writer = new HarWriter(join(out, HAR_FILE), VERSION);
-  try {
-    for (const path of found) await eachHarEntry(path, (e) => writer.add(JSON.stringify(e)));
-  } catch (e) {
-    writer.abandon();
-    throw e;
-  }
-  return writer.close();
+  const w = writer();
+  for (const path of found) await eachHarEntry(path, (e) => w.add(JSON.stringify(e)));
+  w.finish();
+  return w;
 }
 
 /** chatprobe merge DIR…: shard reports into the report.json, junit.xml, matrix.md a single run writes. */
 export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean; baseline?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
+  let har: HarWriter | undefined;
+  let placed = false;
+  // Ctrl-C or SIGTERM: the merge is dropped whole. Its files are put in place in one synchronous step
+  // (writeReports), so until then the folder holds what it held, and no temporary file is left.
+  const quit = () => {
+    har?.abandon();
+    err(placed ? '\ninterrupted: the merged reports were already written\n' : '\nmerge interrupted: nothing written; the folders are as they were\n');
+    process.exit(EXIT.interrupted);
+  };
+  process.on('SIGINT', quit);
+  process.on('SIGTERM', quit);
   try {
     const runs = await Promise.all(dirs.map(readRunFiles));
     // The reports were redacted when written and no secret is known here; the boundary still bounds and
@@ -41,16 +50,25 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     const baseline = args.baseline ? loadBaseline(args.baseline, PROBES.map((p) => p.id)) : undefined;
     const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
     // The shards' recorded exchanges (their call ids carry the shard: s2c14) become the merged run's.
-    const har = await mergeHars(dirs, args.out);
-    const written = await writeReports(report, merged.trace, args.out, boundary, har);
-    if (har) written.written = [...written.written, har].sort();
+    await ensureDir(args.out);
+    const recorded = await mergeHars(dirs, () => (har = new HarWriter(join(args.out, HAR_FILE), VERSION)));
+    const written = await writeReports(report, merged.trace, args.out, boundary, recorded?.finish(), () => {
+      recorded?.commit();
+      placed = true;
+    });
+    har = undefined;
+    if (recorded) written.written = [...written.written, join(args.out, HAR_FILE)].sort();
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
     if (args.json) out(renderJson(report));
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
-    if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.join(', ')}\n`);
+    if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.map(displayPath).join(', ')}\n`);
     if (written.failed.length > 0) return EXIT.failed;
     return summarise(report).exitCode;
   } catch (e) {
     return cannotTest(e);
+  } finally {
+    har?.abandon();
+    process.off('SIGINT', quit);
+    process.off('SIGTERM', quit);
   }
 }

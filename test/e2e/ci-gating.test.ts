@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { watch } from 'node:fs';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseJunit } from '../helpers/junit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,6 +201,30 @@ describe('shards and merge', () => {
     const mixed = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), join(dir, 'full'), '--out', join(dir, 'mixed')]);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('is not a shard report');
+  });
+
+  it('Ctrl-C during a merge drops it whole: the output folder as it was, no temporary file, exit 130', async () => {
+    const dir = await tempDir();
+    for (const i of [1, 2]) await runCli(['--base-url', server.url, '--out', join(dir, `s${i}`), '--shard', `${i}/2`, '--probes', 'chat.basic'], env);
+    // Shard 2's record is a named pipe no one writes: the merge waits on it with its own record half made.
+    await rm(join(dir, 's2', 'exchanges.har'));
+    execFileSync('mkfifo', [join(dir, 's2', 'exchanges.har')]);
+    const out = join(dir, 'merged');
+    await mkdir(out);
+    await writeFile(join(out, 'report.json'), 'the last merge');
+    const making = new Promise<void>((resolve) => {
+      const watcher = watch(out, (_event, name) => {
+        if (name?.endsWith('.tmp')) {
+          watcher.close();
+          resolve();
+        }
+      });
+    });
+    const run = await interruptCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', out], {}, making);
+    expect(run.code, run.stderr).toBe(130);
+    expect(run.stderr).toContain('merge interrupted: nothing written; the folders are as they were');
+    expect(await readdir(out)).toEqual(['report.json']);
+    expect(await readFile(join(out, 'report.json'), 'utf8')).toBe('the last merge');
   });
 
   it('refuses to merge reports of different targets', async () => {
