@@ -113,12 +113,13 @@ export class ModelCaller {
 
   /**
    * Counts timeouts in a row: a model that answered its smoke call and then stalls costs two, not every
-   * probe. Only a timeout with no answer at all counts: a stream that began and never ended (its headers
-   * came, events too) is a model answering, judged in its own cell, and however the calls of a model
-   * interleave, two such streams must not stop a row whose other calls succeed.
+   * probe. Only a timeout with no answer at all counts, headers alone being none (a gateway may send them
+   * at once, then wait on a model that never answers): a stream that began and never ended (its events
+   * came) or a body cut halfway is a model answering, judged in its own cell, and however the calls of a
+   * model interleave, two such answers must not stop a row whose other calls succeed.
    */
   private note<T extends Exchange>(x: T): T {
-    if (x.transport?.code !== 'timeout' || x.status !== undefined) this.timeouts = [];
+    if (x.transport?.code !== 'timeout' || x.bytes > 0) this.timeouts = [];
     else if (!this.stalled) {
       this.timeouts.push(x.callId);
       if (this.timeouts.length >= STALL_AFTER) this.stalled = [...this.timeouts];

@@ -80,6 +80,7 @@ describe('a row stalls on calls that get no answer, not on streams that never en
         held.push(res);
         const model = (JSON.parse(raw) as { model: string }).model;
         if (model === 'silent') return; // no headers, ever
+        if (model === 'headers-only') return void res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(); // then nothing
         // Headers and events, and no end: a stream that runs past any timeout.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const tick = setInterval(() => res.write(`data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n`), 20);
@@ -107,8 +108,8 @@ describe('a row stalls on calls that get no answer, not on streams that never en
     expect(c.stalled).toBeUndefined();
   });
 
-  it(`${STALL_AFTER} calls in a row with no answer at all stop the row`, async () => {
-    const { caller: c, close } = caller('silent');
+  it.each(['silent', 'headers-only'])(`${STALL_AFTER} calls in a row with no answer at all stop the row (%s)`, async (model) => {
+    const { caller: c, close } = caller(model);
     for (let i = 0; i < STALL_AFTER; i++) await c.chat({ messages: [], max_tokens: 5 }, 'p');
     await close();
     expect(c.stalled).toHaveLength(STALL_AFTER);
