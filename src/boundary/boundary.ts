@@ -1,6 +1,7 @@
 import type { CallRecord, ModelEntry, Report } from '../report/model.js';
 import { createRedactor, type Redact, type Redactor, type Secret } from './secrets.js';
 import { clip, showControls } from './text.js';
+import { setOwn } from '../own.js';
 
 /**
  * The one output boundary. Everything received stays raw inside the process; everything that leaves it
@@ -119,16 +120,11 @@ function walk(value: unknown, b: Boundary, limits: Limits, depth: number): unkno
     const v = (value as Record<string, unknown>)[key];
     if (v === undefined) continue;
     if (++n > limits.items) {
-      put(out, '…', `more keys cut by chatprobe`);
+      setOwn(out, '…', `more keys cut by chatprobe`);
       break;
     }
-    put(out, b.text(key, 200), walk(v, b, limits, depth + 1));
+    setOwn(out, b.text(key, 200), walk(v, b, limits, depth + 1));
   }
   return out;
 }
 
-/** An own property, as Object.fromEntries defines it: a server's "__proto__" key stays a plain key. */
-function put(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-  else out[key] = value;
-}

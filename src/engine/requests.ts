@@ -3,6 +3,7 @@ import type { CallLog } from './calls.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { SMOKE_PROMPT, SMOKE_RETRY_LIMIT, type ChatBody, type ChatOptions } from './probe.js';
 import { LIMIT_KEYS, namesAny } from './verdicts.js';
+import { setOwn } from '../own.js';
 
 /** Whether a request body carries an output limit (verdict contract, rule 7). */
 export function hasLimit(body: unknown): boolean {
@@ -39,9 +40,7 @@ function requestBody(model: string | undefined, body: ChatBody, rename: boolean,
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b)) {
     if (rename && key === 'max_tokens') continue;
-    // A field named __proto__ is a field, as a spread makes it, not the object's prototype.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: b[key], enumerable: true, writable: true, configurable: true });
-    else out[key] = b[key];
+    setOwn(out, key, b[key]);
   }
   if (stream) out.stream = true;
   if (rename) out.max_completion_tokens = b.max_tokens;

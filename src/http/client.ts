@@ -1,4 +1,5 @@
 import { Agent, type Dispatcher } from 'undici';
+import { setOwn } from '../own.js';
 
 /**
  * What chatprobe reads of one answer. Chat answers under our output limits are a few kilobytes, so 2 MiB
@@ -369,9 +370,7 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
     const value = raw[name];
     if (value === undefined) continue;
     const flat = typeof value === 'string' ? value : value.join(', ');
-    // A header named __proto__ is a header, not the object's prototype.
-    if (name === '__proto__') Object.defineProperty(out, name, { value: flat, enumerable: true, writable: true, configurable: true });
-    else out[name] = flat;
+    setOwn(out, name, flat);
   }
   return out;
 }
