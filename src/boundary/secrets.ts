@@ -108,6 +108,10 @@ const HASH_BASE = 0x01000193;
 let baseToWindow = 1;
 for (let i = 1; i < FRAGMENT_LENGTH; i++) baseToWindow = Math.imul(baseToWindow, HASH_BASE);
 const slotOf = (h: number) => (h ^ (h >>> 16)) & 0xffff;
+// The hash reads each code unit with its 0x20 bit set: an ASCII letter's two cases hash alike, so an
+// ASCII text is searched as it is, not through a lower-cased copy (a copy of every text written was a
+// seventh of a CLI run's garbage). Other units that hash alike are told apart when a hit is checked.
+
 
 /**
  * The needles (all FRAGMENT_LENGTH long), found in one pass over a text whatever their number: a rolling hash
@@ -128,11 +132,13 @@ class Fragments {
       this.table[slotOf(this.hashAt(needle, 0))] = 1;
       for (let i = 0; i < needle.length; i++) this.inNeedles[needle.charCodeAt(i)] = 1;
     }
+    // An ASCII letter is found in either case (the needles are lower case).
+    for (let c = 65; c <= 90; c++) if (this.inNeedles[c + 32] === 1) this.inNeedles[c] = 1;
   }
 
   private hashAt(s: string, at: number): number {
     let h = 0;
-    for (let i = at; i < at + FRAGMENT_LENGTH; i++) h = (Math.imul(h, HASH_BASE) + s.charCodeAt(i)) | 0;
+    for (let i = at; i < at + FRAGMENT_LENGTH; i++) h = (Math.imul(h, HASH_BASE) + (s.charCodeAt(i) | 32)) | 0;
     return h;
   }
 
@@ -141,7 +147,7 @@ class Fragments {
     return this.inNeedles[c.charCodeAt(0)] === 1;
   }
 
-  /** Calls `found` with the start of every window of `s` that is a needle, in order. */
+  /** Calls `found` with the start of every window of `s` that is a needle, ASCII letters in either case, in order. */
   find(s: string, found: (at: number) => void): void {
     const last = s.length - FRAGMENT_LENGTH;
     const { table, inNeedles } = this;
@@ -157,14 +163,14 @@ class Fragments {
       // A run of needle characters: each of its windows hashed, rolling, until the run ends.
       let h = this.hashAt(s, i);
       for (;;) {
-        if (table[slotOf(h)] === 1 && this.needles.has(s.slice(i, i + FRAGMENT_LENGTH))) found(i);
+        if (table[slotOf(h)] === 1 && this.needles.has(s.slice(i, i + FRAGMENT_LENGTH).toLowerCase())) found(i);
         if (i === last) return;
         const next = s.charCodeAt(i + FRAGMENT_LENGTH);
         if (inNeedles[next] !== 1) {
           i += FRAGMENT_LENGTH + 1;
           break;
         }
-        h = (Math.imul(h - Math.imul(s.charCodeAt(i), baseToWindow), HASH_BASE) + next) | 0;
+        h = (Math.imul(h - Math.imul(s.charCodeAt(i) | 32, baseToWindow), HASH_BASE) + (next | 32)) | 0;
         i++;
       }
     }
@@ -183,6 +189,8 @@ interface Matcher {
   breaks: Uint8Array;
   /** Finds an escape or an invisible character that the shadow would change a match by. */
   needsShadow: RegExp;
+  /** Whether every needle is ASCII: then only İ and K (the Kelvin sign) lower-case to what a needle has. */
+  ascii: boolean;
 }
 
 function matcherFor(needles: readonly string[]): Matcher {
@@ -193,18 +201,22 @@ function matcherFor(needles: readonly string[]): Matcher {
   if (punctuation.length > 0) parts.push(`\\\\[${punctuation.map((c) => `\\${c}`).join('')}]`);
   const breaks = new Uint8Array(128);
   for (const c of BREAKS) if (!fragments.has(c)) breaks[c.charCodeAt(0)] = 1;
-  return { fragments, needsShadow: new RegExp(parts.join('|')), breaks };
+  return { fragments, needsShadow: new RegExp(parts.join('|')), breaks, ascii: needles.every((n) => /^[\x00-\x7f]*$/.test(n)) };
 }
 
 /** Where the secrets are in text[from, to): spans in the text's own coordinates. */
 function spansIn(text: string, from: number, to: number, matcher: Matcher, out: [number, number][]): void {
   // The common case: nothing encoded that matters, nothing invisible, lower case the same length: the
-  // shadow is the text.
+  // shadow is the text (an ASCII one searched as it is, the search folding its letters' case).
   const piece = text.slice(from, to);
-  const lower = piece.toLowerCase();
-  if (lower.length === piece.length && !matcher.needsShadow.test(piece)) {
-    matcher.fragments.find(lower, (i) => out.push([from + i, from + i + FRAGMENT_LENGTH]));
-    return;
+  if (!matcher.needsShadow.test(piece)) {
+    // (indexOf of a character beyond Latin-1 answers at once for a one-byte string: most texts are.)
+    const folded = matcher.ascii && !piece.includes('\u0130') && !piece.includes('\u212a');
+    const lower = folded ? piece : piece.toLowerCase();
+    if (lower.length === piece.length) {
+      matcher.fragments.find(lower, (i) => out.push([from + i, from + i + FRAGMENT_LENGTH]));
+      return;
+    }
   }
   // A lower-cased character can take two code units (İ), a decoded unit fewer than its escape: twice the
   // piece is room enough for the shadow.

@@ -54,6 +54,47 @@ describe('redaction', () => {
     }
   });
 
+  it('finds every fragment in either case, as a plain search of the lower-cased text does (seeded random texts; İ and K lower-case to letters a key has)', () => {
+    let seed = 7;
+    const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const key = 'sk-Proj-Ab1Cd2Ef3Gh4Ik5Jm6';
+    const lowKey = key.toLowerCase();
+    const needles = Array.from({ length: lowKey.length - FRAGMENT_LENGTH + 1 }, (_, i) => lowKey.slice(i, i + FRAGMENT_LENGTH));
+    /** The plain way: every needle's every place in the lower-cased text, spans merged (one code unit each way). */
+    const plain = (text: string) => {
+      const low = text.toLowerCase();
+      if (low.length !== text.length) return undefined;
+      const hit = new Uint8Array(text.length + 1);
+      for (const n of needles) for (let at = low.indexOf(n); at >= 0; at = low.indexOf(n, at + 1)) hit.fill(1, at, at + FRAGMENT_LENGTH);
+      let out = '';
+      for (let i = 0; i < text.length; i++) if (!hit[i]) out += text[i];
+      else if (i === 0 || !hit[i - 1]) out += REDACTED;
+      return out;
+    };
+    const r = createRedactor([key]).redact;
+    const alphabet = [...'abcdefghijkmnopsABCDEFGHIJKMNOPS0123456789-_ :"', 'K', 'é', 'İ'];
+    let compared = 0;
+    let found = 0;
+    for (let t = 0; t < 3000; t++) {
+      let text = '';
+      while (text.length < 60) {
+        if (rnd() < 0.05) {
+          const at = Math.floor(rnd() * (key.length - FRAGMENT_LENGTH));
+          text += [...key.slice(at, at + FRAGMENT_LENGTH + Math.floor(rnd() * 4))].map((c) => (rnd() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+        } else text += alphabet[Math.floor(rnd() * alphabet.length)];
+      }
+      const want = plain(text);
+      if (want === undefined) continue; // İ: the plain search's positions shift; the shadow handles it
+      compared++;
+      if (want !== text) found++;
+      expect(r(text), JSON.stringify(text)).toBe(want);
+    }
+    expect(compared).toBeGreaterThan(1000);
+    expect(found).toBeGreaterThan(200);
+    // The Kelvin sign is a k to a reader that lower-cases.
+    expect(r('x sk-proj-ab1cd2ef3gh4i\u212a5jm6 y')).toBe(`x ${REDACTED} y`);
+  });
+
   it('replaces whole escapes only, so rendered JSON and XML stay well-formed', () => {
     const key = 'sk-"quoted"&<amp>-1234567890';
     const r = createRedactor([key]).redact;
