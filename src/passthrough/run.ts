@@ -84,7 +84,8 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const log = new CallLog(client, signal, { retries: 0, rpm: undefined, concurrency: options.concurrency }, 'c');
   log.onCall = hooks.onCall;
   const slots = new Slots(options.concurrency);
-  const results: ProbeResult[] = [];
+  /** Each cell at its place in the plan (model by model, cases in their order), whenever it ends. */
+  const cells: (ProbeResult | undefined)[] = [];
   // Our own event loop's lateness over the run: the control for the stream timing case.
   const lag = new LoopLag();
   lag.start();
@@ -137,8 +138,8 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       ...(v.message ? { message: v.message } : {}),
     };
   };
-  const done = (r: ProbeResult) => {
-    results.push(r);
+  const done = (r: ProbeResult, at: number) => {
+    cells[at] = r;
     hooks.onResult?.(r);
   };
   try {
@@ -153,14 +154,14 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       if (status === 404) throw new CannotTestError(`the gateway answered 404 for model ${models[0]}: ${lastCall!.error ?? ''}`, 'is a channel routing this model name to chatprobe upstream? (--models names it as the gateway knows it)');
       if (status === undefined && lastCall?.error) throw new CannotTestError(`no answer from the gateway at ${options.baseUrl}: ${lastCall.error}`, 'check --base-url');
     }
-    done(first);
+    done(first, 0);
     await Promise.all(
       models.flatMap((model, m) =>
         cases.map((c, i) =>
           m === 0 && i === 0
             ? Promise.resolve()
             : slots.run(async () => {
-                done(await one(c, model, m));
+                done(await one(c, model, m), m * cases.length + i);
               }),
         ),
       ),
@@ -169,14 +170,13 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     lag.stop();
     await client.close();
   }
-  const order = new Map(cases.map((c, i) => [probeIdOf(c), i]));
-  const modelOrder = new Map(models.map((id, i) => [id, i]));
-  results.sort((a, b) => modelOrder.get(a.model)! - modelOrder.get(b.model)! || order.get(a.probe)! - order.get(b.probe)!);
+  const results = cells.filter((r): r is ProbeResult => r !== undefined);
+  const planned = new Set(cases.map(probeIdOf));
   const report: Report = {
     ...finish(options, signal?.aborted ?? false),
     options: { concurrency: options.concurrency, timeoutMs: options.timeoutMs, modelFilter: models, probeFilter: cases.map(probeIdOf), strict: false, requireAuth: false, samples: 0 },
     models: models.map((id) => ({ id, listed: true })),
-    probes: passthroughProbes().filter((p) => order.has(p.id)),
+    probes: passthroughProbes().filter((p) => planned.has(p.id)),
     results,
     calls: log.trace.length,
   };
