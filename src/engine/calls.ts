@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { HttpClient, stopFailure, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
@@ -17,16 +17,11 @@ export const keptHeader = (name: string): boolean =>
 /** The longest wait a Retry-After may ask for; a longer one ends the retries at once. */
 export const MAX_RETRY_WAIT_MS = 30_000;
 
-const INTERRUPTED: HttpResponse = {
-  status: undefined,
-  headers: {},
-  chunks: [],
-  bytes: 0,
-  truncated: false,
-  cap: 0,
-  durationMs: 0,
-  startedAt: 0,
-  transport: { code: 'network', message: 'interrupted' },
+/** A call not sent because the run was stopped (`reason`: the stop signal's). */
+const notSent = (reason: unknown): HttpResponse => {
+  const { code } = stopFailure(reason);
+  const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C or SIGTERM)';
+  return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, message: `not sent: ${why}` } };
 };
 
 /**
@@ -169,7 +164,7 @@ export class CallLog {
       const id = `${this.idPrefix}${++this.seq}`;
       const at = isoNow();
       const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
-      const sent = this.signal?.aborted ? Promise.resolve(INTERRUPTED) : this.client.send(sink ? { ...req, sink } : req);
+      const sent = this.signal?.aborted ? Promise.resolve(notSent(this.signal.reason)) : this.client.send(sink ? { ...req, sink } : req);
       return sent.then(
         (res) => {
           // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
@@ -210,7 +205,11 @@ export class CallLog {
     record.waitMs = delay.waitMs;
     return sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).then(
       () => this.call(req, probe, model, stream, slot, attempts),
-      () => x, // interrupted while waiting
+      () => {
+        // Stopped while waiting: the retries were cut short, so this answer is not the last attempt's.
+        this.cut.add(x.callId);
+        return x;
+      },
     );
   }
 

@@ -1,4 +1,5 @@
 import type { Cause } from '../report/model.js';
+import type { TransportFailure } from '../http/client.js';
 
 /**
  * One module turns statuses, bodies and transport failures into causes. Probes and reporters never match
@@ -11,7 +12,7 @@ export interface Diagnosable {
   message: string | undefined;
   /** `error.code` / `error.type` from the body, when there is one. */
   code: string | undefined;
-  transport?: { code: 'timeout' | 'network' } | undefined;
+  transport?: { code: TransportFailure['code'] } | undefined;
 }
 
 export const ADVICE: Record<Cause, string> = {

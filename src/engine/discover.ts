@@ -1,4 +1,5 @@
 import { ADVICE } from './diagnose.js';
+import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { isObject } from '../spec/stream.js';
@@ -40,7 +41,7 @@ const UNTRUSTED = /CERT|UNABLE_TO_(VERIFY|GET_ISSUER)|SELF_SIGNED|ERR_TLS_CERT_A
  * The advice for a GET /models that got no answer, pointed where the failure says: the scheme, the
  * certificate, or the generic network and timeout advice.
  */
-export function transportAdvice(t: { code: 'timeout' | 'network'; message: string }, baseUrl: string): string {
+export function transportAdvice(t: TransportFailure, baseUrl: string): string {
   if (baseUrl.startsWith('https:') && TLS_TO_PLAIN.test(t.message)) return `the server speaks plain HTTP on this port: use http:// in the base URL (${baseUrl.replace(/^https:/, 'http:')})`;
   if (baseUrl.startsWith('https:') && UNTRUSTED.test(t.message)) {
     return "the server's certificate is not trusted by Node: if it is signed by your own CA, point NODE_EXTRA_CA_CERTS at that CA's PEM file (chatprobe never turns certificate checks off)";
@@ -69,9 +70,11 @@ function failedListAdvice(x: Exchange, baseUrl: string): string | undefined {
     }
     const from = new URL(baseUrl);
     if (to && from.protocol === 'http:' && to.protocol === 'https:' && to.hostname === from.hostname) {
-      return `the server sends plain HTTP to HTTPS: use https:// in the base URL (${baseUrl.replace(/^http:/, 'https:')})`;
+      // Where it sends GET /models, less /models: its port too (HTTPS is seldom on the plain port).
+      const api = to.pathname.endsWith('/models') ? `${to.origin}${to.pathname.slice(0, -'/models'.length)}` : `${to.origin}${from.pathname}`;
+      return `the server sends plain HTTP to HTTPS: use https:// in the base URL (${api})`;
     }
-    return 'the base URL is not where the API answers: a login page means it is a web app, not the API root (e.g. https://host/v1)';
+    return 'a login page there means the base URL is a web app, not the API root (e.g. https://host/v1)';
   }
   if (status === 404 || status === 405) return 'nothing answers GET /models there: check that the base URL is the API root ending in /v1 (e.g. https://host/v1)';
   if (x.cause === 'upstream') return SERVER_FAILED;

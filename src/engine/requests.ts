@@ -113,12 +113,14 @@ export class ModelCaller {
   /**
    * Counts timeouts in a row: a model that answered its smoke call and then stalls costs two, not every
    * probe. Only a timeout with no answer at all counts, headers alone being none (a gateway may send them
-   * at once, then wait on a model that never answers): a stream that began and never ended (its events
-   * came) or a body cut halfway is a model answering, judged in its own cell, and however the calls of a
-   * model interleave, two such answers must not stop a row whose other calls succeed.
+   * at once, then wait on a model that never answers) unless they open an event stream (llama.cpp sends
+   * those once a slot starts on the prompt: a model at work). A stream that began and never ended, or a
+   * body cut halfway, is a model answering, judged in its own cell, and however the calls of a model
+   * interleave, two such answers must not stop a row whose other calls succeed. A call the run's stop
+   * cut short is no timeout (its code says which stop).
    */
   private note<T extends Exchange>(x: T): T {
-    if (x.transport?.code !== 'timeout' || x.bytes > 0) this.timeouts = [];
+    if (x.transport?.code !== 'timeout' || x.bytes > 0 || x.contentType.includes('text/event-stream')) this.timeouts = [];
     else if (!this.stalled) {
       this.timeouts.push(x.callId);
       if (this.timeouts.length >= STALL_AFTER) this.stalled = [...this.timeouts];

@@ -12,7 +12,26 @@ export const MODEL_LIST_MAX_BYTES = 32 * 1024 * 1024;
 /** Why a call produced no complete HTTP response. Mapped to a failure cause in engine/diagnose.ts. */
 export type TransportFailure =
   | { code: 'timeout'; message: string }
-  | { code: 'network'; message: string };
+  | { code: 'network'; message: string }
+  /** Cut short, or never sent, because the run was stopped: by Ctrl-C or SIGTERM, or by --max-duration. */
+  | { code: 'interrupted' | 'deadline'; message: string };
+
+/**
+ * What a call the run's stop ended says: the stop's own cause (a deadline aborts with a TimeoutError, Ctrl-C
+ * with none), never "no complete answer within --timeout", which blames the server.
+ */
+export function stopFailure(reason: unknown): TransportFailure {
+  return (reason as { name?: string } | undefined)?.name === 'TimeoutError'
+    ? { code: 'deadline', message: 'cut short: --max-duration ran out' }
+    : { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C or SIGTERM)' };
+}
+
+/** A call's abort by the run's stop, carrying what the call then says (stopFailure). */
+class RunStopped extends Error {
+  constructor(readonly failure: TransportFailure) {
+    super(failure.message);
+  }
+}
 
 export interface BodyChunk {
   /** Milliseconds since the request was sent. */
@@ -268,7 +287,8 @@ export class HttpClient {
     this.dispatcher = options.dispatcher ?? new Agent({ connections: options.connections ?? 32, pipelining: 1 });
     const run = options.signal;
     run?.addEventListener('abort', () => {
-      for (const call of [...this.live]) call.abort(run.reason);
+      const stop = new RunStopped(stopFailure(run.reason));
+      for (const call of [...this.live]) call.abort(stop);
     }, { once: true });
   }
 
@@ -327,7 +347,7 @@ export class HttpClient {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const { headers, payload } = this.prepare(req, true);
     const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, answer);
-    if (this.options.signal?.aborted) return call.abort(this.options.signal.reason);
+    if (this.options.signal?.aborted) return call.abort(new RunStopped(stopFailure(this.options.signal.reason)));
     try {
       this.dispatcher.dispatch(
         {
@@ -378,6 +398,7 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
 export function describeTransportFailure(err: unknown): TransportFailure {
+  if (err instanceof RunStopped) return err.failure;
   const e = err as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
   // Node's error codes are strings; a DOMException's numeric code (23 for a timeout) says nothing to a reader.
   const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;

@@ -81,6 +81,7 @@ describe('a row stalls on calls that get no answer, not on streams that never en
         const model = (JSON.parse(raw) as { model: string }).model;
         if (model === 'silent') return; // no headers, ever
         if (model === 'headers-only') return void res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(); // then nothing
+        if (model === 'stream-opened') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).flushHeaders(); // a model at work on the prompt
         // Headers and events, and no end: a stream that runs past any timeout.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const tick = setInterval(() => res.write(`data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n`), 20);
@@ -101,8 +102,8 @@ describe('a row stalls on calls that get no answer, not on streams that never en
     return { caller: new ModelCaller(new CallLog(client, undefined), model), close: () => client.close() };
   };
 
-  it('two streams in a row that began and never ended leave the row running', async () => {
-    const { caller: c, close } = caller('endless');
+  it.each(['endless', 'stream-opened'])('two streams in a row that began and never ended leave the row running (%s: events, or only the event stream’s headers)', async (model) => {
+    const { caller: c, close } = caller(model);
     for (let i = 0; i < 3; i++) expect((await c.stream({ messages: [], max_tokens: 5 }, 'p')).transport?.code).toBe('timeout');
     await close();
     expect(c.stalled).toBeUndefined();

@@ -28,15 +28,17 @@ describe('GET /models answered with a failure: the hint points where the answer 
     expect(readModelList(raw(200, JSON.stringify({ object: 'list', data: [{ id: 'a' }, { id: 'b', max_model_len: 8 }] })), BASE).map((m) => m.id)).toEqual(['a', 'b']);
   });
 
-  it('a redirect to HTTPS on the same host: use https://', () => {
-    expect(refusal(redirect('https://gw.example/v1/models')).advice).toBe('the server sends plain HTTP to HTTPS: use https:// in the base URL (https://gw.example:8080/v1)');
+  it('a redirect to HTTPS on the same host: use https://, on the port and path it names', () => {
+    expect(refusal(redirect('https://gw.example/v1/models')).advice).toBe('the server sends plain HTTP to HTTPS: use https:// in the base URL (https://gw.example/v1)');
+    expect(refusal(redirect('https://gw.example:8443/api/v1/models')).advice).toBe('the server sends plain HTTP to HTTPS: use https:// in the base URL (https://gw.example:8443/api/v1)');
+    expect(refusal(redirect('https://gw.example/')).advice).toBe('the server sends plain HTTP to HTTPS: use https:// in the base URL (https://gw.example/v1)');
   });
 
   it('any other redirect, HTML body or not: no redirect is followed, and a login page means a web app (never "could not reach the server")', () => {
     for (const x of [redirect('https://sso.example/login', '<html><body>Found</body></html>'), redirect('/v1/models/')]) {
       const { message, advice } = refusal(x);
       expect(message).toMatch(/answered HTTP 302/);
-      expect(advice).toMatch(/^the base URL is not where the API answers: a login page means it is a web app/);
+      expect(advice).toMatch(/^a login page there means the base URL is a web app, not the API root/);
       expect(advice).not.toMatch(/could not reach/);
     }
   });

@@ -245,7 +245,10 @@ describe('HttpClient', () => {
     expect(JSON.parse(bodyText(own.chunks))).toEqual({ path: '/prefix/api/usage/token' });
   });
 
-  it('ends every call in flight when the run is stopped, with the run’s reason', async () => {
+  it.each([
+    ['Ctrl-C', undefined, { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C or SIGTERM)' }],
+    ['--max-duration', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), { code: 'deadline', message: 'cut short: --max-duration ran out' }],
+  ])('ends every call in flight when the run is stopped (%s), saying so, never blaming the server', async (_stop, reason, said) => {
     const run = new AbortController();
     const c = client({ signal: run.signal });
     // Both answers have begun, as the client reads them (their headers in), before the run stops.
@@ -253,13 +256,16 @@ describe('HttpClient', () => {
     const sink = { start: () => (begun++, false), push: () => {}, end: () => {} };
     const pending = [c.send({ method: 'GET', path: '/stall', sink }), c.send({ method: 'GET', path: '/trickle', sink })];
     await expect.poll(() => begun).toBe(2);
-    run.abort(new Error('interrupted by SIGINT'));
+    run.abort(reason);
     const answers = await Promise.all(pending);
+    // Sent once the run is stopped: ended at once, the same way.
+    const late = await c.send({ method: 'GET', path: '/stall' });
     await c.close();
     for (const res of answers) {
       expect(res.status).toBe(200);
-      expect(res.transport).toEqual({ code: 'network', message: 'interrupted by SIGINT' });
+      expect(res.transport).toEqual(said);
     }
+    expect(late.transport).toEqual(said);
   });
 
   it('ends a call waiting for a free connection at its own deadline, not when the connection frees', async () => {

@@ -22,6 +22,10 @@ describe('a cell that ends after the run was stopped', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
       } else if (req.url === '/v1/chat/completions' && body.includes('HOLD')) {
         held(); // never answered: the stop cuts it
+      } else if (req.url === '/v1/chat/completions' && body.includes('HEADERS')) {
+        res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(); // then nothing: the stop cuts it
+      } else if (req.url === '/v1/chat/completions' && body.includes('LIMIT')) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
       } else if (req.url === '/v1/chat/completions') {
         const answer = { id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
@@ -32,6 +36,8 @@ describe('a cell that ends after the run was stopped', () => {
   const stopped = new Promise<void>((r) => controller.signal.addEventListener('abort', () => r()));
   let answered = () => {};
   const answeredBefore = new Promise<void>((r) => (answered = r));
+  let limited = () => {};
+  const waitingToRetry = new Promise<void>((r) => (limited = r));
   const probe = (id: string, run: (ctx: ProbeContext) => Promise<ProbeVerdict>) =>
     defineProbe({ id: `chat.${id}`, area: 'chat', kind: 'conformance', requirement: 'a test cell', verdicts: ['pass'], cost: { requests: 1, maxTokens: 4 }, run });
   const ask = (ctx: ProbeContext, text: string) => ctx.chat({ messages: [{ role: 'user', content: text }], max_tokens: 4 });
@@ -60,19 +66,35 @@ describe('a cell that ends after the run was stopped', () => {
       await stopped;
       throw new Error('a probe failing once the run stopped');
     }),
+    // Rate limited, and waiting to retry when the stop comes: the 429 is no last attempt.
+    probe('retry_cut', async (ctx) => {
+      const x = await ask(ctx, 'LIMIT');
+      return { verdict: 'pass', observed: `got ${x.status}` };
+    }),
+    // Two calls of the model cut by the stop after their headers: no stall of the model's.
+    probe('headers_cut_1', async (ctx) => ({ verdict: 'pass', observed: `got ${(await ask(ctx, 'HEADERS')).status}` })),
+    probe('headers_cut_2', async (ctx) => ({ verdict: 'pass', observed: `got ${(await ask(ctx, 'HEADERS')).status}` })),
   ];
+  let stalled: unknown;
+  const errors: string[] = [];
   let cells = new Map<string, ProbeResult>();
 
   beforeAll(async () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    const options = resolveOptions({ baseUrl: url, concurrency: 8, retries: 0 }, {});
+    const options = resolveOptions({ baseUrl: url, concurrency: 10, retries: 1 }, {});
     options.apiKey = 'k';
-    // Stopped once one call is held and another has answered (its cell still going).
-    void Promise.all([holding, answeredBefore]).then(() => controller.abort());
-    const { report } = await runAudit(options, probes, {}, controller.signal);
+    // Stopped once one call is held, another has answered (its cell still going), and a rate-limited one
+    // is waiting to retry.
+    void Promise.all([holding, answeredBefore, waitingToRetry]).then(() => controller.abort());
+    const onCall = (c: { status: number | undefined; error: string | undefined }) => {
+      if (c.status === 429) limited();
+      if (c.error) errors.push(c.error);
+    };
+    const { report } = await runAudit(options, probes, { onCall }, controller.signal);
     expect(report.interrupted).toBe(true);
     cells = new Map(report.results.map((r) => [r.probe, r]));
+    stalled = report.models[0]!.stalled;
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -89,13 +111,20 @@ describe('a cell that ends after the run was stopped', () => {
     }
   });
 
-  it('is not run when the stop cut one of its calls, a call it sent after the stop, or it failed', () => {
-    for (const id of ['chat.cut', 'chat.sent_after', 'chat.threw']) {
+  it('is not run when the stop cut one of its calls, a call it sent after the stop, a retry it waited for, or it failed', () => {
+    for (const id of ['chat.cut', 'chat.sent_after', 'chat.threw', 'chat.retry_cut', 'chat.headers_cut_1', 'chat.headers_cut_2']) {
       const c = cells.get(id)!;
       expect(c.verdict, id).toBe('error');
       expect(c.cause, id).toBe('interrupted');
       expect(c.notRun, id).toBe(true);
       expect(c.outcome, id).toBe('skipped');
     }
+  });
+
+  it('says the calls it cut were cut by the stop, not timed out, and they stall no model', () => {
+    expect(stalled).toBeUndefined();
+    expect(errors.filter((e) => /^cut short: the run was interrupted/.test(e)).length).toBeGreaterThanOrEqual(3);
+    expect(errors.some((e) => /^not sent: the run was interrupted/.test(e))).toBe(true);
+    expect(errors.filter((e) => /timeout/.test(e))).toEqual([]);
   });
 });
