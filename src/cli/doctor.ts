@@ -37,7 +37,7 @@ export function doctorLines(m: ModelEntry): string[] {
 /** chatprobe doctor: the smoke checks only, printed in the order the spec tells operators to check them. */
 export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
   try {
-    const options = resolveOptions({ ...flags, probes: undefined }, env, loadConfig(configPath).config);
+    const options = resolveOptions({ ...flags, probes: [] }, env, loadConfig(configPath).config);
     const boundary = guardSecrets(secretsOf(options));
     const raw = await runAudit(options, []);
     const run = { report: boundary.report(raw.report) };

@@ -80,8 +80,43 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
   const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   // The camel-cased twin of a kebab-case name also in the list goes.
   const kept = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n));
-  const typed = (n: string) => argv.some((a) => a === `--${n}` || a.startsWith(`--${n}=`) || a === `--no-${n}`);
-  const shown = kept.map((n) => (m[1]!.startsWith('Missing') ? `--${kebab(n)}` : typed(n) ? `--${n}` : n));
+  /** A name as the line spells it: `--name`, `--no-name`, `-n` (alone or in a cluster), else a positional. */
+  const typed = (n: string) => {
+    for (const a of argv) {
+      if (a === `--${n}` || a.startsWith(`--${n}=`)) return `--${n}`;
+      if (a === `--no-${n}`) return `--no-${n}`;
+      if (n.length === 1 && /^-[^-]/.test(a) && a.slice(1).split('=')[0]!.includes(n)) return `-${n}`;
+    }
+    return n;
+  };
+  const shown = kept.map((n) => (m[1]!.startsWith('Missing') ? `--${kebab(n)}` : typed(n)));
   const what = m[1]!.startsWith('Missing') ? 'missing required flag' : 'unknown argument';
   return `${what}${shown.length > 1 ? 's' : ''}: ${shown.join(', ')}`;
+}
+
+/**
+ * What is wrong with the value flags of a command as given on the line, or undefined. A flag given
+ * without a value (last on the line, before another flag, `--baseline=`, or an empty string, as an unset
+ * variable in a CI line gives) is refused rather than read as "not given": `--baseline "$FILE"` with FILE
+ * unset must not turn a regression gate off. A flag that takes one value, given twice, is refused too.
+ */
+export function flagProblem(argv: readonly string[], options: Record<string, Options>, args: Record<string, unknown>): string | undefined {
+  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const given = new Map<string, boolean>();
+  for (const a of argv) {
+    if (a === '--') break;
+    const m = /^--([^=]+)(=?)(.*)$/.exec(a);
+    // `--name=` with nothing after it: no value, whatever yargs made of it (0 for a number).
+    if (m) given.set(camel(m[1]!), given.get(camel(m[1]!)) === true || (m[2] === '=' && m[3] === ''));
+  }
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type === 'boolean') continue;
+    const key = camel(name);
+    if (!given.has(key)) continue;
+    const v = args[key];
+    if (!o.array && Array.isArray(v)) return `--${name} was given more than once (it takes one value)`;
+    const empty = given.get(key) || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.every((x) => String(x).trim() === ''));
+    if (empty) return `--${name} was given without a value`;
+  }
+  return undefined;
 }

@@ -6,7 +6,8 @@ import { sizeHeapForMemory } from './heap.js';
 import { AUDIT_FLAGS, COMMANDS, type CommandName } from './commands.js';
 import { EXIT } from './exit.js';
 import { helpRequest, helpWidth, renderHelp } from './help.js';
-import { pickFlags, usageMessage } from './flags.js';
+import { flagProblem, pickFlags, usageMessage } from './flags.js';
+import { createRedactor } from '../boundary/secrets.js';
 import { err } from './output.js';
 import { oneLine } from '../boundary/text.js';
 
@@ -63,6 +64,12 @@ async function main(argv: string[]): Promise<number> {
         return y.options(spec.options);
       },
       async (args) => {
+        const problem = flagProblem(argv, spec.options, args);
+        if (problem) {
+          usageError(problem, spec.isDefault ? undefined : spec.name, argv);
+          code = EXIT.cannotTest;
+          return;
+        }
         code = await RUN[spec.name](args);
       },
     );
@@ -71,8 +78,7 @@ async function main(argv: string[]): Promise<number> {
     .fail((msg, e) => {
       // A custom fail handler must throw, or yargs still runs the command on invalid input.
       if (e) throw e;
-      const named = COMMANDS.find((c) => !c.isDefault && c.name === argv[0]);
-      err(`chatprobe: ${usageMessage(msg, argv)}\nRun "chatprobe ${named ? `${named.name} ` : ''}--help" for usage.\n`);
+      usageError(usageMessage(msg, argv), COMMANDS.find((c) => !c.isDefault && c.name === argv[0])?.name, argv);
       throw new UsageError(msg);
     })
     .parseAsync();
@@ -80,6 +86,17 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+/**
+ * A usage error on stderr, with the command's own --help. The line may hold the key (pasted where a flag's
+ * value or a positional belongs): the message is cleaned of it, as every other output is.
+ */
+function usageError(message: string, command: string | undefined, argv: readonly string[]): void {
+  const at = argv.findIndex((a) => a === '--api-key-env' || a.startsWith('--api-key-env=') || a === '--apiKeyEnv' || a.startsWith('--apiKeyEnv='));
+  const keyVar = at < 0 ? 'OPENAI_API_KEY' : argv[at]!.includes('=') ? argv[at]!.slice(argv[at]!.indexOf('=') + 1) : (argv[at + 1] ?? '');
+  const { redact } = createRedactor([process.env[keyVar], process.env.OPENAI_API_KEY]);
+  err(`chatprobe: ${redact(message)}\nRun "chatprobe ${command ? `${command} ` : ''}--help" for usage.\n`);
+}
 
 main(process.argv.slice(2)).then(
   (code) => {

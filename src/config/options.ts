@@ -102,7 +102,8 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
   const secrets: Secret[] = [];
   const baseUrl = normaliseBaseUrl(f.baseUrl, secrets);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.apiKeyEnv)) {
-    throw new CannotTestError(`invalid --api-key-env: "${f.apiKeyEnv}" is not an environment variable name`);
+    // Not echoed: a key pasted where its variable's name belongs is the likeliest such value.
+    throw new CannotTestError('invalid --api-key-env: not an environment variable name (the value is not shown: it may be the key itself); name the variable that holds the key, e.g. OPENAI_API_KEY');
   }
   const apiKey = env[f.apiKeyEnv] || undefined;
   const flaw = apiKey === undefined ? undefined : keyFlaw(apiKey);
@@ -112,12 +113,9 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
       `strip it, e.g. export ${f.apiKeyEnv}="$(printf %s "$${f.apiKeyEnv}" | tr -d '[:space:]')" (a trailing line break usually comes from echo or a file read)`,
     );
   }
-  // A list flag given with no value (`--models` last on the line, `--models ""`) would mean "all": refused.
-  const models = splitList(f.models);
-  const probes = splitList(f.probes);
-  for (const [flag, named] of [['models', models], ['probes', probes]] as const) {
-    const given = (flags as Record<string, unknown> | undefined)?.[flag];
-    if (Array.isArray(given) && named.length === 0) throw new CannotTestError(`invalid --${flag}: given without a value (expected ids or globs, comma-separated; leave it out for the default)`);
+  // An empty path (an unset variable in a CI line or a templated config) would quietly mean "none".
+  for (const [flag, value] of [['baseline', f.baseline], ['out', f.out]] as const) {
+    if (value !== undefined && value.trim() === '') throw new CannotTestError(`invalid --${flag}: empty (name a path, or leave it out)`);
   }
   const headers: Record<string, string> = {};
   for (const h of f.header) {
@@ -139,8 +137,8 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     apiKey,
     apiKeyEnv: f.apiKeyEnv,
     headers,
-    models,
-    probes,
+    models: splitList(f.models),
+    probes: splitList(f.probes),
     out: f.out,
     concurrency: f.concurrency,
     timeoutMs: Math.round(f.timeout * 1000),

@@ -129,12 +129,22 @@ describe('chatprobe CLI', () => {
     const missing = await runCli(['passthrough', '--base-url', server.url]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('chatprobe: missing required flag: --upstream\nRun "chatprobe passthrough --help" for usage.\n');
-    // `--models` last on the line would mean every model: refused before anything is sent.
-    for (const flagName of ['--models', '--probes']) {
-      const empty = await runCli(['--base-url', server.url, flagName], { OPENAI_API_KEY: KEY });
-      expect(empty.code).toBe(2);
-      expect(empty.stderr).toContain(`invalid ${flagName}: given without a value`);
+    // A flag without a value would quietly mean its default (`--models` every model, `--baseline "$UNSET"`
+    // no gate): refused before anything is sent, as is a one-value flag given twice.
+    for (const given of [['--models'], ['--probes'], ['--baseline', ''], ['--baseline='], ['--timeout', '--json'], ['--header']]) {
+      const empty = await runCli(['--base-url', server.url, ...given], { OPENAI_API_KEY: KEY });
+      expect(empty.code, given.join(' ')).toBe(2);
+      expect(empty.stderr).toBe(`chatprobe: ${given[0]!.replace(/=$/, '')} was given without a value\nRun "chatprobe --help" for usage.\n`);
     }
+    const twice = await runCli(['--base-url', server.url, '--out', 'a', '--out', 'b'], { OPENAI_API_KEY: KEY });
+    expect(twice.stderr).toContain('--out was given more than once');
+    // The key pasted where it does not belong is not printed back.
+    const pasted = await runCli(['--base-url', server.url, KEY], { OPENAI_API_KEY: KEY });
+    expect(pasted.code).toBe(2);
+    expect(pasted.stderr).toBe('chatprobe: unknown argument: [REDACTED]\nRun "chatprobe --help" for usage.\n');
+    const asVariable = await runCli(['--base-url', server.url, '--api-key-env', KEY], { OPENAI_API_KEY: KEY });
+    expect(asVariable.code).toBe(2);
+    expect(asVariable.stderr).not.toContain(KEY.slice(0, 8));
     expect(server.received.length).toBe(sent);
     const none = await runCli([]);
     expect(none.code).toBe(2);

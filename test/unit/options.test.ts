@@ -25,8 +25,15 @@ describe('resolveOptions', () => {
     expect(resolve({}, { OPENAI_BASE_URL: 'http://127.0.0.1:8000/v1' }).baseUrl).toBe('http://127.0.0.1:8000/v1');
   });
 
-  it('splits comma lists and removes repeats', () => {
+  it('splits comma lists and removes repeats; an empty list is every model (the library’s default)', () => {
     expect(resolve({ baseUrl: 'http://h/v1', models: ['a,b', 'b', ' c '] }).models).toEqual(['a', 'b', 'c']);
+    expect(resolve({ baseUrl: 'http://h/v1', models: [] }).models).toEqual([]);
+  });
+
+  it('refuses an empty baseline or output path (a config templated from an unset variable), and never echoes a bad key variable name', () => {
+    expect(() => resolve({ baseUrl: 'http://h/v1', baseline: '' })).toThrow('invalid --baseline: empty');
+    expect(() => resolve({ baseUrl: 'http://h/v1', out: ' ' })).toThrow('invalid --out: empty');
+    expect(() => resolve({ baseUrl: 'http://h/v1', apiKeyEnv: 'sk-proj-abcdef123456' })).toThrow(/^invalid --api-key-env: not an environment variable name \(the value is not shown/);
   });
 
   it('parses headers, keeps secret-looking values for redaction, and refuses Authorization', () => {
@@ -107,6 +114,8 @@ describe('usage messages', () => {
     expect(usageMessage('Unknown arguments: a-b, aB, c-d, cD', ['--a-b', '--c-d=1'])).toBe('unknown arguments: --a-b, --c-d');
     expect(usageMessage('Unknown argument: fooBar', ['--fooBar', '1'])).toBe('unknown argument: --fooBar');
     expect(usageMessage('Unknown argument: frobnicate', ['frobnicate'])).toBe('unknown argument: frobnicate');
+    expect(usageMessage('Unknown argument: bogus', ['--no-bogus'])).toBe('unknown argument: --no-bogus');
+    expect(usageMessage('Unknown arguments: z, q', ['-zq'])).toBe('unknown arguments: -z, -q');
     expect(usageMessage('Missing required argument: upstream', ['passthrough'])).toBe('missing required flag: --upstream');
     expect(usageMessage('Missing required arguments: apiKeyEnv, upstream', [])).toBe('missing required flags: --api-key-env, --upstream');
     expect(usageMessage('Not enough non-option arguments: got 0, need at least 1', [])).toBe('Not enough non-option arguments: got 0, need at least 1');
