@@ -15,7 +15,9 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
   const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: judgeRow(m.id, m.notRun, baseline) } : m));
   if (baseline && (!report.shard || report.shard.index === 1)) models.push(...missingModels(report, baseline));
   const { summary: _summary, ...observed } = rest;
-  const judged: Report = { ...observed, ...(about ? { baseline: about } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
+  // A run that did not finish never rewrites the baseline (the CLI keeps the file as it was): its report says so.
+  const said = about && about.updated && (report.interrupted || report.maxDurationReached) ? { ...about, updated: false } : about;
+  const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
   const s = summarise(judged);
   judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: exitCodeOf(judged, s) };
   return judged;

@@ -43,6 +43,13 @@ describe('judge (observe, then judge)', () => {
     expect(judgeResult(row, baselineC)).toMatchObject({ outcome: 'passed', comparison: 'expected' });
   });
 
+  it('never says the baseline was rewritten from a run that did not finish (interrupted, or stopped at --max-duration)', () => {
+    const updated = { path: 'b.json', updated: true };
+    expect(judge(sampleReport(), undefined, updated).baseline).toEqual(updated);
+    expect(judge({ ...sampleReport(), interrupted: true }, undefined, updated).baseline).toEqual({ path: 'b.json', updated: false });
+    expect(judge({ ...sampleReport(), maxDurationReached: true }, undefined, updated).baseline).toEqual({ path: 'b.json', updated: false });
+  });
+
   it('is a pure function of the report and the baseline: judging again gives the same report', () => {
     const once = judge(sampleReport(), baselineB, about);
     expect(judge(once, baselineB, about)).toEqual(once);
