@@ -186,7 +186,7 @@ describe('console', () => {
     expect(rows.add(cell('a', 'failed'), 2, 9)).toBeUndefined();
     expect(rows.add(cell('a', 'skipped'), 3, 9)).toBe('[3/9] a: 1 passed, 1 failed, 1 skipped, 0 errored');
     const stopped = { ...cell('b', 'errored'), probe: '(every probe)', verdict: 'error' as const, cause: 'auth' as const };
-    expect(rows.add(stopped, 6, 9)).toBe('[6/9] b: 0 passed, 0 failed, 0 skipped, 3 errored: not probed (error: auth)');
+    expect(rows.add(stopped, 6, 9)).toBe('[6/9] b: 0 passed, 0 failed, 0 skipped, 1 errored: not probed (error: auth)');
   });
 
   it('prints no escape codes without a TTY, and colour with one unless NO_COLOR', () => {

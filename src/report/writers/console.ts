@@ -175,10 +175,9 @@ export class RowProgress {
   add(r: ProbeResult, done: number, total: number): string | undefined {
     const c = this.counts.get(r.model) ?? { done: 0, passed: 0, failed: 0, skipped: 0, errored: 0 };
     this.counts.set(r.model, c);
-    // A row not probed comes as one result for all its cells.
-    const cells = r.probe === EVERY_PROBE ? this.cellsOf(r.model) : 1;
-    c.done += cells;
-    c[r.outcome] += cells;
+    // A row not probed comes as one result for all its cells, and is counted once, as the summary counts it.
+    c.done += r.probe === EVERY_PROBE ? this.cellsOf(r.model) : 1;
+    c[r.outcome] += 1;
     if (c.done < this.cellsOf(r.model)) return undefined;
     this.counts.delete(r.model);
     const why = r.probe === EVERY_PROBE ? `: not probed (${cellText(r.verdict, r.cause)})` : '';
