@@ -83,7 +83,7 @@ export function cannotTest(e: unknown): number {
  */
 export const harSaved = (har: HarWriter | undefined): string => {
   const path = har?.ifInterrupted;
-  return path ? `: no report written; the calls that had ended are in ${displayPath(path)}` : '';
+  return path ? `: no report written; the calls made so far (those cut short say so) are in ${displayPath(path)}` : '';
 };
 
 /** A path as the console shows it: relative to the working folder when it is below it, else absolute. */

@@ -13,7 +13,7 @@ describe('Ctrl-C', () => {
       script,
       [
         `import { interruptible } from ${JSON.stringify(join(ROOT, 'src/cli/output.ts'))};`,
-        "const { signal } = interruptible((t) => process.stderr.write(t), () => ': no report written; the calls that had ended are in x.interrupted.har');",
+        "const { signal } = interruptible((t) => process.stderr.write(t), () => ': no report written; the calls made so far are in x.interrupted.har');",
         "signal.addEventListener('abort', () => { process.stderr.write('[run stopped]'); process.kill(process.pid, 'SIGINT'); });",
         "setInterval(() => {}, 1000);",
         "process.kill(process.pid, 'SIGINT');",
@@ -22,6 +22,6 @@ describe('Ctrl-C', () => {
     const run = await runCommand(process.execPath, ['--import', 'tsx', script]);
     expect(run.code).toBe(130);
     expect(run.stderr).toContain('interrupted: finishing the partial report (press Ctrl-C again to quit at once)\n[run stopped]');
-    expect(run.stderr).toContain('quit at once: no report written; the calls that had ended are in x.interrupted.har\n');
+    expect(run.stderr).toContain('quit at once: no report written; the calls made so far are in x.interrupted.har\n');
   });
 });

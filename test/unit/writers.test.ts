@@ -173,6 +173,18 @@ describe('console', () => {
     expect(renderMatrix(withEndpoint)).toContain('2 model(s) × 2 probe(s) + 1 endpoint probe(s) · ');
   });
 
+  it('says cells not run for one reason once a model, with their number, not once each', () => {
+    const base = sampleReport();
+    const observed = 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished';
+    const cut = (model: string, probe: string): ProbeResult => ({ ...base.results[0]!, model, probe, verdict: 'error', outcome: 'skipped', cause: 'interrupted', notRun: true, observed, evidence: [] });
+    const stalled = { ...cut('gpt-4.1|mini', 'chat.x'), cause: 'timeout' as const, observed: 'not run: the model stopped answering' };
+    const results = [...base.results, ...['a', 'b', 'c'].map((p) => cut('gpt-4.1|mini', `chat.${p}`)), stalled];
+    const text = renderConsole({ ...base, interrupted: true, results }, painter(false, {}));
+    expect(text).toContain(`error: interrupted  gpt-4.1|mini (3 cells): ${observed}`);
+    expect(text.split(observed).length - 1).toBe(1);
+    expect(text).toContain('error: timeout  gpt-4.1|mini chat.x: not run: the model stopped answering');
+  });
+
   it('shows the live line with elapsed time, calls in flight and an estimate of what is left', () => {
     const r = sampleReport().results[0]!;
     expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 7 })).toBe(`10 s · 7 in flight · [25/100] · about 30 s left · ${r.model} ${r.probe}: ${r.verdict}`);

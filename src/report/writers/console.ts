@@ -120,7 +120,22 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   const notable = report.results.filter((r) => !stopped.has(r.model) && (r.outcome !== 'passed' || r.verdict === 'warn' || r.comparison === 'improvement'));
   if (notable.length > 0) lines.push('');
   const cut = (text: string) => (columns === undefined ? text : fit(text, width));
-  for (const r of notable) lines.push(findingLine(r, paint, cut));
+  // Cells not run for one reason (Ctrl-C, --max-duration, a model that stopped answering) are one line a
+  // model, not one each: a stopped run would list hundreds alike.
+  const notRun = new Map<string, ProbeResult[]>();
+  for (const r of notable) {
+    if (!r.notRun || r.comparison === 'regression') lines.push(findingLine(r, paint, cut));
+    else {
+      const key = `${r.model}\u0000${r.cause ?? ''}\u0000${r.observed}`;
+      const group = notRun.get(key);
+      if (group) group.push(r);
+      else notRun.set(key, [r]);
+    }
+  }
+  for (const group of notRun.values()) {
+    const r = group[0]!;
+    lines.push(group.length === 1 ? findingLine(r, paint, cut) : findingLine({ ...r, probe: `(${group.length} cells)` }, paint, cut));
+  }
   for (const m of report.models.filter((x) => x.cause)) {
     lines.push(paint.tone('bad', cut(`not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`)));
   }
@@ -151,8 +166,6 @@ function findingLine(r: ProbeResult, paint: Painter, cut: (text: string) => stri
   return `${paint.tone(VERDICT_TONE[r.verdict], text.slice(0, verdict.length))}${text.slice(verdict.length)}`.trimEnd();
 }
 
-
-/** One result as a plain progress line (non-TTY runs, e.g. CI logs). */
 /** The live line of a terminal: where the run is, what is in flight, and about how long is left. */
 export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number }): string {
   const left = done > 0 && done < total ? ` · about ${Math.ceil((stats.elapsedMs * (total - done)) / done / 1000)} s left` : '';
