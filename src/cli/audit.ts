@@ -54,7 +54,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   let har: HarWriter | undefined;
   const interrupt = interruptible(say, () => harSaved(har));
   try {
-    if (!options.apiKey) say(`note: $${options.apiKeyEnv} is empty: requests carry no Authorization header\n`);
+    if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
     if (options.dryRun) {
       const plan = await planAudit(options, PROBES);
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
