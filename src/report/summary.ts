@@ -53,3 +53,11 @@ export function describeChange(r: ProbeResult): string {
       return r.verdict;
   }
 }
+
+/**
+ * Whether the run was compared with a baseline's cells: not when `--update-baseline` wrote the first one
+ * (there was none to compare with), where "0 new" would say the opposite of what happened.
+ */
+export function comparedWithBaseline(report: Report): boolean {
+  return report.results.some((r) => r.comparison !== undefined) || report.models.some((m) => m.notRun?.comparison !== undefined);
+}

@@ -173,6 +173,14 @@ describe('console', () => {
     expect(renderMatrix(withEndpoint)).toContain('2 model(s) × 2 probe(s) + 1 endpoint probe(s) · ');
   });
 
+  it('says a baseline written with nothing to compare with was written, not that nothing was new', () => {
+    const first = { ...sampleReport(), baseline: { path: 'b.json', updated: true } };
+    expect(renderConsole(first, painter(false, {}))).toContain('baseline b.json: written from this run (there was none to compare with)');
+    expect(renderMatrix(first)).toContain('was written from this run (there was none to compare with).');
+    const compared: Report = { ...first, results: first.results.map((r) => ({ ...r, comparison: 'expected' as const })) };
+    expect(renderConsole(compared, painter(false, {}))).toContain('baseline b.json: 0 regression(s), 0 improvement(s), 0 new; rewritten from this run');
+  });
+
   it('says cells not run for one reason once a model, with their number, not once each', () => {
     const base = sampleReport();
     const observed = 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished';

@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import { oneLine, wrapText } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
-import { describeChange, summarise } from '../summary.js';
+import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
 import { EVERY_PROBE, viewOf } from '../view.js';
 
 export interface Painter {
@@ -149,7 +149,9 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       (report.interrupted ? ' (interrupted: partial report)' : '') +
       (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : ''),
   );
-  if (report.baseline) {
+  if (report.baseline && report.baseline.updated && !comparedWithBaseline(report)) {
+    say(`baseline ${report.baseline.path}: written from this run (there was none to compare with)`);
+  } else if (report.baseline) {
     say(
       `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}` +
         (report.baseline.updated ? '; rewritten from this run' : ''),

@@ -1,7 +1,7 @@
 import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
-import { describeChange, summarise } from '../summary.js';
+import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 import { REPRODUCIBLE, shellQuote } from '../repro.js';
 
@@ -80,7 +80,9 @@ export function renderMatrix(report: Report): string {
   out.push('');
   out.push(
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
-      (report.baseline
+      (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
+        ? ` The baseline ${escapeText(report.baseline.path)} was written from this run (there was none to compare with).`
+        : report.baseline
         ? ` Against the baseline ${escapeText(report.baseline.path)}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}.` +
           (report.baseline.updated ? ' The baseline was rewritten from this run.' : '')
         : ''),
