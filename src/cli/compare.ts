@@ -17,8 +17,9 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
     } else {
       const c = result.counts;
       const lines = [
-        `compare ${oneLine(a)} → ${oneLine(b)}: ${result.changes.length} cell(s) differ: ${c.worse} worse, ${c.better} better, ${c.different} different` +
-          (c.model_missing ? `, ${c.model_missing} in model(s) gone from B` : '') +
+        `compare ${oneLine(a)} → ${oneLine(b)}: ${result.changes.length} cell(s) differ: ${c.worse + c.model_missing} worse` +
+          (c.model_missing ? ` (${c.model_missing} in model(s) gone from B)` : '') +
+          `, ${c.better} better, ${c.different} different` +
           (c.model_added ? `, ${c.model_added} in model(s) new in B` : ''),
       ];
       if (result.probesOnlyIn.a.length > 0) lines.push(`not compared, only in A: ${result.probesOnlyIn.a.join(', ')}`);

@@ -49,17 +49,22 @@ export function compareReports(a: Report, b: Report): ReportComparison {
   const shared = a.probes.filter((p) => probesB.has(p.id));
   const va = viewOf(a);
   const vb = viewOf(b);
-  const modelsB = new Set(b.models.map((m) => m.id));
+  // A model a baseline expected and the run's list no longer had is a line of that report's judgement,
+  // not a model of its run: neither side has it.
+  const ran = (r: Report) => r.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => m.id);
+  const idsA = ran(a);
+  const idsB = ran(b);
+  const modelsB = new Set(idsB);
   const changes: CellChange[] = [];
   const cellOf = (v: ReturnType<typeof viewOf>, model: string, probe: string) =>
     model === ENDPOINT ? v.endpoint.find((e) => e.probe.id === probe)?.result : v.cell(model, probe);
-  const models = [ENDPOINT, ...a.models.map((m) => m.id), ...b.models.map((m) => m.id).filter((id) => !a.models.some((m) => m.id === id))];
-  const seenA = new Set(a.models.map((m) => m.id));
+  const seenA = new Set(idsA);
+  const models = [ENDPOINT, ...idsA, ...idsB.filter((id) => !seenA.has(id))];
   for (const model of models) {
     const scope = model === ENDPOINT ? 'target' : 'model';
     for (const p of shared.filter((x) => (x.scope ?? 'model') === scope)) {
-      const ra = cellOf(va, model, p.id)?.verdict;
-      const rb = cellOf(vb, model, p.id)?.verdict;
+      const ra = model === ENDPOINT || seenA.has(model) ? cellOf(va, model, p.id)?.verdict : undefined;
+      const rb = model === ENDPOINT || modelsB.has(model) ? cellOf(vb, model, p.id)?.verdict : undefined;
       if (ra === rb) continue;
       let change: Change;
       if (model !== ENDPOINT && seenA.has(model) && !modelsB.has(model)) change = 'model_missing';

@@ -48,6 +48,15 @@ describe('compareReports', () => {
     expect(compareReports(b, sampleReport()).worse).toBe(false);
   });
 
+  it('does not take a model a baseline still expected (a line of that report’s judgement) for a model of the run', () => {
+    const missing = { id: 'gone-model', listed: false, cause: 'model_not_listed' as const, notRun: { verdict: 'error' as const, outcome: 'failed' as const, cause: 'model_not_listed' as const, observed: 'not run: the baseline expects it', evidence: [], comparison: 'missing' as const } };
+    const b = variant({}, (r) => r.models.push(missing));
+    expect(compareReports(sampleReport(), b)).toMatchObject({ changes: [], worse: false });
+    // Run in A, only expected in B: gone from B.
+    const a = variant({}, (r) => r.models.push({ id: 'gone-model', listed: true, notRun: { verdict: 'error', outcome: 'errored', cause: 'upstream', observed: 'not run', evidence: [] } }));
+    expect(compareReports(a, b).changes.map((c) => [c.model, c.change])).toEqual([['gone-model', 'model_missing'], ['gone-model', 'model_missing']]);
+  });
+
   it('reads a row that was not probed cell by cell', () => {
     const b = variant({}, (r) => {
       r.results = r.results.filter((x) => x.model !== 'gpt-4.1|mini');
