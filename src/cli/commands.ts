@@ -63,7 +63,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     command: 'doctor',
     describe: 'Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream',
     options: {
-      ...optionsOf(AUDIT_FLAGS, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet']),
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing']),
+      json: { type: 'boolean', describe: "Print each model's checks as JSON instead of the list" },
       config: config('Config file'),
     },
   },

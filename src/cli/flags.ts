@@ -114,7 +114,8 @@ export function flagProblem(argv: readonly string[], options: Record<string, Opt
     const key = camel(name);
     if (!given.has(key)) continue;
     const v = args[key];
-    if (!o.array && Array.isArray(v)) return `--${name} was given more than once (it takes one value)`;
+    const many = o.array === true || o.type === 'array';
+    if (!many && Array.isArray(v)) return `--${name} was given more than once (it takes one value)`;
     const empty = given.get(key) || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.every((x) => String(x).trim() === ''));
     if (empty) return `--${name} was given without a value`;
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { CannotTestError } from '../../src/engine/errors.js';
-import { usageMessage } from '../../src/cli/flags.js';
+import { flagProblem, usageMessage } from '../../src/cli/flags.js';
 
 const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => resolveOptions(flags, env);
 const failure = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {
@@ -105,6 +105,20 @@ describe('keyFlaw', () => {
     expect(keyFlaw('sk-abc\n123')).toBe('holds a line break inside it');
     expect(keyFlaw('bearer sk-abc123')).toMatch(/starts with the word "Bearer"/);
     for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
+  });
+});
+
+describe('flags as given on the line', () => {
+  const options = { baseline: { type: 'string' }, timeout: { type: 'number' }, models: { type: 'array' }, header: { type: 'string', array: true }, json: { type: 'boolean' }, 'base-url': { type: 'string' } } as const;
+  it('refuses a value flag without its value, and a one-value flag given twice; lists and booleans as they are', () => {
+    expect(flagProblem(['--baseline'], options, { baseline: '' })).toBe('--baseline was given without a value');
+    expect(flagProblem(['--timeout'], options, {})).toBe('--timeout was given without a value');
+    expect(flagProblem(['--timeout='], options, { timeout: 0 })).toBe('--timeout was given without a value');
+    expect(flagProblem(['--header', ''], options, { header: [''] })).toBe('--header was given without a value');
+    expect(flagProblem(['--base-url', 'a', '--baseUrl', 'b'], options, { baseUrl: ['a', 'b'] })).toBe('--base-url was given more than once (it takes one value)');
+    expect(flagProblem(['--models', 'a', '--models', 'b'], options, { models: ['a', 'b'] })).toBeUndefined();
+    expect(flagProblem(['--header', 'A: 1', '--header', 'B: 2'], options, { header: ['A: 1', 'B: 2'] })).toBeUndefined();
+    expect(flagProblem(['--json', '--timeout', '0.5', '--baseline=b.json'], options, { json: true, timeout: 0.5, baseline: 'b.json' })).toBeUndefined();
   });
 });
 
