@@ -3,6 +3,8 @@ import type { z } from 'zod';
 
 /** kebab-case flag names for the camelCase keys of an options schema. */
 export const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+/** The camelCase key yargs also gives a kebab-case flag. */
+const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 interface ZodLike {
   _zod: { def: { type: string; innerType?: ZodLike; defaultValue?: unknown } };
@@ -77,7 +79,6 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
   const m = /^(Unknown arguments?|Missing required arguments?): (.*)$/.exec(msg);
   if (!m) return msg;
   const names = m[2]!.split(', ');
-  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   // The camel-cased twin of a kebab-case name also in the list goes.
   const kept = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n));
   /** A name as the line spells it: `--name`, `--no-name`, `-n` (alone or in a cluster), else a positional. */
@@ -101,7 +102,6 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
  * unset must not turn a regression gate off. A flag that takes one value, given twice, is refused too.
  */
 export function flagProblem(argv: readonly string[], options: Record<string, Options>, args: Record<string, unknown>): string | undefined {
-  const camel = (s: string) => s.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
   const given = new Map<string, boolean>();
   for (const a of argv) {
     if (a === '--') break;
