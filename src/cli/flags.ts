@@ -103,11 +103,16 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
  */
 export function flagProblem(argv: readonly string[], options: Record<string, Options>, args: Record<string, unknown>): string | undefined {
   const given = new Map<string, boolean>();
-  for (const a of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
     if (a === '--') break;
     const m = /^--([^=]+)(=?)(.*)$/.exec(a);
-    // `--name=` with nothing after it: no value, whatever yargs made of it (0 for a number).
-    if (m) given.set(camel(m[1]!), given.get(camel(m[1]!)) === true || (m[2] === '=' && m[3] === ''));
+    if (!m) continue;
+    // `--name=` with nothing after it, or `--name` last or before another flag: no value, whatever yargs
+    // made of it (0 for a number, or the flag's default).
+    const next = argv[i + 1];
+    const bare = m[2] === '=' ? m[3] === '' : next === undefined || (next.startsWith('-') && !/^-\d/.test(next));
+    given.set(camel(m[1]!), given.get(camel(m[1]!)) === true || bare);
   }
   for (const [name, o] of Object.entries(options)) {
     if (o.type === 'boolean') continue;

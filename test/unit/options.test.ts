@@ -119,6 +119,11 @@ describe('flags as given on the line', () => {
     expect(flagProblem(['--models', 'a', '--models', 'b'], options, { models: ['a', 'b'] })).toBeUndefined();
     expect(flagProblem(['--header', 'A: 1', '--header', 'B: 2'], options, { header: ['A: 1', 'B: 2'] })).toBeUndefined();
     expect(flagProblem(['--json', '--timeout', '0.5', '--baseline=b.json'], options, { json: true, timeout: 0.5, baseline: 'b.json' })).toBeUndefined();
+    // A flag with a default: yargs gives the default when the value is missing.
+    const serve = { port: { type: 'number', default: 0 }, host: { type: 'string', default: '127.0.0.1' } } as const;
+    expect(flagProblem(['serve', '--port'], serve, { port: 0, host: '127.0.0.1' })).toBe('--port was given without a value');
+    expect(flagProblem(['serve', '--host', '--port', '8080'], serve, { port: 8080, host: '127.0.0.1' })).toBe('--host was given without a value');
+    expect(flagProblem(['serve', '--port', '0', '--host', '::1'], serve, { port: 0, host: '::1' })).toBeUndefined();
   });
 });
 
