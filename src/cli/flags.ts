@@ -111,7 +111,7 @@ export function flagProblem(argv: readonly string[], options: Record<string, Opt
     // `--name=` with nothing after it, or `--name` last or before another flag: no value, whatever yargs
     // made of it (0 for a number, or the flag's default).
     const next = argv[i + 1];
-    const bare = m[2] === '=' ? m[3] === '' : next === undefined || (next.startsWith('-') && !/^-\d/.test(next));
+    const bare = m[2] === '=' ? m[3]!.trim() === '' : next === undefined || next.trim() === '' || (next.startsWith('-') && !/^-\d/.test(next));
     given.set(camel(m[1]!), given.get(camel(m[1]!)) === true || bare);
   }
   for (const [name, o] of Object.entries(options)) {
@@ -121,7 +121,8 @@ export function flagProblem(argv: readonly string[], options: Record<string, Opt
     const v = args[key];
     const many = o.array === true || o.type === 'array';
     if (!many && Array.isArray(v)) return `--${name} was given more than once (it takes one value)`;
-    const empty = given.get(key) || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && v.every((x) => String(x).trim() === ''));
+    // A list with an empty piece (`--models a "$UNSET"`) is refused too.
+    const empty = given.get(key) || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && (v.length === 0 || v.some((x) => String(x).trim() === '')));
     if (empty) return `--${name} was given without a value`;
   }
   return undefined;

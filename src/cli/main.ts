@@ -7,8 +7,9 @@ import { AUDIT_FLAGS, COMMANDS, type CommandName } from './commands.js';
 import { EXIT } from './exit.js';
 import { helpRequest, helpWidth, renderHelp } from './help.js';
 import { flagProblem, pickFlags, usageMessage } from './flags.js';
-import { createRedactor } from '../boundary/secrets.js';
-import { err } from './output.js';
+import { Boundary } from '../boundary/boundary.js';
+import type { Secret } from '../boundary/secrets.js';
+import { err, useBoundary } from './output.js';
 import { oneLine } from '../boundary/text.js';
 
 type Args = Record<string, unknown>;
@@ -48,6 +49,10 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   sizeHeapForMemory();
+  // Until a command knows its own secrets (and guards its output with them), every line it prints is
+  // cleaned of the ones known now: a key pasted where a path, a URL or a positional belongs must not be
+  // printed back by an error about it.
+  useBoundary(Boundary.of(startupSecrets(argv, process.env)));
   const { default: yargs } = await import('yargs');
   let code: number = EXIT.ok;
   let parser = yargs(argv)
@@ -66,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
       async (args) => {
         const problem = flagProblem(argv, spec.options, args);
         if (problem) {
-          usageError(problem, spec.isDefault ? undefined : spec.name, argv);
+          usageError(problem, spec.isDefault ? undefined : spec.name);
           code = EXIT.cannotTest;
           return;
         }
@@ -78,7 +83,7 @@ async function main(argv: string[]): Promise<number> {
     .fail((msg, e) => {
       // A custom fail handler must throw, or yargs still runs the command on invalid input.
       if (e) throw e;
-      usageError(usageMessage(msg, argv), COMMANDS.find((c) => !c.isDefault && c.name === argv[0])?.name, argv);
+      usageError(usageMessage(msg, argv), COMMANDS.find((c) => !c.isDefault && c.name === argv[0])?.name);
       throw new UsageError(msg);
     })
     .parseAsync();
@@ -87,15 +92,24 @@ async function main(argv: string[]): Promise<number> {
 
 class UsageError extends Error {}
 
+/** A usage error on stderr (cleaned of the secrets known, as every line is), with the command's own --help. */
+function usageError(message: string, command: string | undefined): void {
+  err(`chatprobe: ${message}\nRun "chatprobe ${command ? `${command} ` : ''}--help" for usage.\n`);
+}
+
 /**
- * A usage error on stderr, with the command's own --help. The line may hold the key (pasted where a flag's
- * value or a positional belongs): the message is cleaned of it, as every other output is.
+ * The secrets known before a command reads its options: $OPENAI_API_KEY, the variable `--api-key-env` names
+ * on the line, and every variable whose name says it holds a key, a token, a secret or a password (a config
+ * file may name one as the key's).
  */
-function usageError(message: string, command: string | undefined, argv: readonly string[]): void {
-  const at = argv.findIndex((a) => a === '--api-key-env' || a.startsWith('--api-key-env=') || a === '--apiKeyEnv' || a.startsWith('--apiKeyEnv='));
-  const keyVar = at < 0 ? 'OPENAI_API_KEY' : argv[at]!.includes('=') ? argv[at]!.slice(argv[at]!.indexOf('=') + 1) : (argv[at + 1] ?? '');
-  const { redact } = createRedactor([process.env[keyVar], process.env.OPENAI_API_KEY]);
-  err(`chatprobe: ${redact(message)}\nRun "chatprobe ${command ? `${command} ` : ''}--help" for usage.\n`);
+function startupSecrets(argv: readonly string[], env: NodeJS.ProcessEnv): Secret[] {
+  const names = new Set(['OPENAI_API_KEY']);
+  argv.forEach((a, i) => {
+    const m = /^--(?:api-key-env|apiKeyEnv)(?:=(.*))?$/.exec(a);
+    if (m) names.add(m[1] ?? argv[i + 1] ?? '');
+  });
+  for (const name of Object.keys(env)) if (/KEY|TOKEN|SECRET|PASSW/i.test(name)) names.add(name);
+  return [...names].map((name) => ({ value: env[name], label: `$${name}` }));
 }
 
 main(process.argv.slice(2)).then(

@@ -145,6 +145,16 @@ describe('chatprobe CLI', () => {
     const asVariable = await runCli(['--base-url', server.url, '--api-key-env', KEY], { OPENAI_API_KEY: KEY });
     expect(asVariable.code).toBe(2);
     expect(asVariable.stderr).not.toContain(KEY.slice(0, 8));
+    // Early errors of every command, before it knows its own secrets: the key, or another variable's that
+    // a config file may name, pasted as a path, a URL, a profile or a positional.
+    const other = 'sk-other-service-0123456789';
+    const env = { OPENAI_API_KEY: KEY, MY_SERVICE_KEY: other };
+    for (const args of [['--config', KEY], ['--base-url', KEY], ['serve', '--api-key-env', KEY], ['demo', '--profile', KEY], ['compare', KEY, '/tmp'], ['merge', other], ['--base-url', server.url, other]]) {
+      const run = await runCli(args, env);
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr + run.stdout, args.join(' ')).toContain('[REDACTED]');
+      for (const secret of [KEY, other]) expect(run.stderr + run.stdout).not.toContain(secret.slice(0, 8));
+    }
     expect(server.received.length).toBe(sent);
     const none = await runCli([]);
     expect(none.code).toBe(2);

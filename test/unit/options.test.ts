@@ -124,6 +124,9 @@ describe('flags as given on the line', () => {
     expect(flagProblem(['serve', '--port'], serve, { port: 0, host: '127.0.0.1' })).toBe('--port was given without a value');
     expect(flagProblem(['serve', '--host', '--port', '8080'], serve, { port: 8080, host: '127.0.0.1' })).toBe('--host was given without a value');
     expect(flagProblem(['serve', '--port', '0', '--host', '::1'], serve, { port: 0, host: '::1' })).toBeUndefined();
+    // An empty value: yargs reads "" as 0 for a number.
+    expect(flagProblem(['serve', '--port', ''], serve, { port: 0, host: '127.0.0.1' })).toBe('--port was given without a value');
+    expect(flagProblem(['--models', 'a', ''], options, { models: ['a', ''] })).toBe('--models was given without a value');
   });
 });
 
