@@ -356,7 +356,9 @@ export async function runAudit(
           if (state.caller.runaway) state.entry.smoke.runaway = true;
           if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
           if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
-          if (smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
+          // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
+          const cut = stopped() !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
+          if (!cut && smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
             state.entry.cause = smoke.cause;
             state.entry.advice = ADVICE[smoke.cause];
             state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };

@@ -128,3 +128,31 @@ describe('a cell that ends after the run was stopped', () => {
     expect(errors.filter((e) => /timeout/.test(e))).toEqual([]);
   });
 });
+
+describe('a smoke call whose retry the stop cut short', () => {
+  it('says nothing of the model: its row is not run because of the stop, not rate limited', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
+        else if (req.url === '/v1/chat/completions') res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
+        else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const options = resolveOptions({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retries: 2 }, {});
+      options.apiKey = 'k';
+      const controller = new AbortController();
+      const probe = defineProbe({ id: 'chat.any', area: 'chat', kind: 'conformance', requirement: 'a test cell', verdicts: ['pass'], cost: { requests: 0, maxTokens: 0 }, run: async () => ({ verdict: 'pass', observed: '' }) });
+      // Stopped once the smoke call's 429 is in and its retry is waited for.
+      const { report } = await runAudit(options, [probe], { onCall: (c) => void (c.status === 429 && controller.abort()) }, controller.signal);
+      const row = report.models.find((m) => m.id === 'm1')!;
+      expect(row.cause).toBe('interrupted');
+      expect(row.notRun).toMatchObject({ cause: 'interrupted', outcome: 'skipped' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
