@@ -233,13 +233,10 @@ export async function runAudit(
     const scope: RunScope = { log, lag, listing, meter, options: probeOptions };
 
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
-      const before = stopped();
-      if (before) {
-        emit(result(resultModel, p, before, [], 0));
-        return release(state);
-      }
       const evidence: string[] = [];
-      const ctx = new CellContext(scope, p, state, evidence);
+      // Begun once the run was stopped, a cell sends nothing: judged from what is in hand (its model's
+      // smoke call, the model list), else not run.
+      const ctx = new CellContext(scope, p, state, evidence, stopped() !== undefined);
       const t = performance.now();
       let verdict: ProbeVerdict;
       let threw = false;
@@ -484,6 +481,13 @@ interface RunScope {
  * The context a probe runs with; every call it makes goes into `evidence`. A class, its methods shared:
  * a cell's context is a few fields, not a dozen closures made for every cell of the run.
  */
+/** What a call of a cell begun once the run was stopped meets: the cell is "not run", nothing sent. */
+class NothingSent extends Error {
+  constructor() {
+    super('the run was stopped before this cell began');
+  }
+}
+
 class CellContext implements ProbeContext, CallObserver {
   readonly model: string;
   readonly options: ProbeContext['options'];
@@ -495,6 +499,8 @@ class CellContext implements ProbeContext, CallObserver {
     private readonly p: ProbeDefinition,
     private readonly state: ModelState,
     private readonly evidence: string[],
+    /** Begun once the run was stopped: every call it would send fails at once, unsent and unrecorded. */
+    private readonly sendsNothing = false,
   ) {
     this.model = state.plan.id;
     this.options = run.options;
@@ -503,6 +509,7 @@ class CellContext implements ProbeContext, CallObserver {
       this.meter = {
         ...meter,
         read: async () => {
+          if (sendsNothing) throw new NothingSent();
           const r = await meter.read();
           evidence.push(r.callId);
           return r;
@@ -523,14 +530,17 @@ class CellContext implements ProbeContext, CallObserver {
   }
 
   chat(body: ChatBody, opts?: ChatOptions): Promise<Exchange> {
+    if (this.sendsNothing) return Promise.reject(new NothingSent());
     return this.state.caller.chat(body, this.p.id, opts, this);
   }
 
   stream(body: ChatBody, opts?: ChatOptions): Promise<StreamExchange> {
+    if (this.sendsNothing) return Promise.reject(new NothingSent());
     return this.state.caller.stream(body, this.p.id, opts, this);
   }
 
   send(req: HttpRequest): Promise<Exchange> {
+    if (this.sendsNothing) return Promise.reject(new NothingSent());
     try {
       assertLimited(req, this.p.id);
     } catch (err) {
@@ -565,7 +575,7 @@ class CellContext implements ProbeContext, CallObserver {
       const calls: string[] = [];
       let value: Promise<T>;
       try {
-        value = s.make(new CellContext(this.run, this.p, this.state, calls));
+        value = s.make(new CellContext(this.run, this.p, this.state, calls, this.sendsNothing));
       } catch (err) {
         // A make() that throws at once fails its callers as a rejected exchange would, not by a throw.
         value = Promise.reject(err);

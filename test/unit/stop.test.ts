@@ -156,3 +156,53 @@ describe('a smoke call whose retry the stop cut short', () => {
     }
   });
 });
+
+describe('a cell begun once the run was stopped', () => {
+  it('is judged from what is in hand (the smoke call), sends nothing, and is not run if it needs a call', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
+        else if (req.url === '/v1/chat/completions') {
+          const answer = { id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+        } else res.writeHead(404).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      // --concurrency 1: four probes at a time. Four with the longest chains begin first and hold their
+      // workers until the stop; the other two begin after it.
+      const options = resolveOptions({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, concurrency: 1, retries: 0 }, {});
+      options.apiKey = 'k';
+      const controller = new AbortController();
+      const stopped = new Promise<void>((r) => controller.signal.addEventListener('abort', () => r()));
+      let begun = 0;
+      const define = (id: string, requests: number, run: (ctx: ProbeContext) => Promise<ProbeVerdict>) =>
+        defineProbe({ id: `chat.${id}`, area: 'chat', kind: 'conformance', requirement: 'a test cell', verdicts: ['pass'], cost: { requests, maxTokens: 4 }, run });
+      const holders = [1, 2, 3, 4].map((i) =>
+        define(`holder_${i}`, 5, async () => {
+          if (++begun === 4) controller.abort();
+          await stopped;
+          return { verdict: 'pass', observed: 'held' };
+        }),
+      );
+      const late = [
+        define('late_smoke', 1, async (ctx) => ({ verdict: 'pass', observed: `the smoke call answered ${ctx.control().status}` })),
+        define('late_call', 1, async (ctx) => ({ verdict: 'pass', observed: `got ${(await ctx.chat({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 4 })).status}` })),
+      ];
+      const recorded: string[] = [];
+      const { report, trace } = await runAudit(options, [...holders, ...late], { onCall: (c) => void recorded.push(c.callId) }, controller.signal);
+      const cell = (id: string) => report.results.find((r) => r.probe === `chat.${id}`)!;
+      expect(cell('late_smoke')).toMatchObject({ verdict: 'pass', observed: 'the smoke call answered 200' });
+      expect(cell('late_smoke').evidence).toHaveLength(1);
+      expect(cell('late_call')).toMatchObject({ verdict: 'error', cause: 'interrupted', notRun: true, evidence: [] });
+      // Nothing was sent, nor recorded, for it: the run's calls are GET /models, the balance routes and the smoke call.
+      expect(trace.filter((t) => t.path === '/chat/completions')).toHaveLength(1);
+      expect(recorded).toHaveLength(trace.length);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
