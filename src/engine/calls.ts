@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HttpClient, stopFailure, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
@@ -107,6 +108,9 @@ export class CallLog {
     private readonly idPrefix = 'c',
   ) {
     this.slots = policy.concurrency ? new Slots(policy.concurrency) : undefined;
+    // Every rate-limit wait and --rpm pause listens to the run's stop while it lasts: as many at once as
+    // calls are waiting, which is no leak (node warned past ten).
+    if (signal) setMaxListeners(0, signal);
   }
 
   /**

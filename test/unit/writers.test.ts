@@ -177,6 +177,9 @@ describe('console', () => {
     const first = { ...sampleReport(), baseline: { path: 'b.json', updated: true } };
     expect(renderConsole(first, painter(false, {}))).toContain('baseline b.json: written from this run (there was none to compare with)');
     expect(renderMatrix(first)).toContain('was written from this run (there was none to compare with).');
+    const stoppedFirst = { ...first, interrupted: true, baseline: { path: 'b.json', updated: false } };
+    expect(renderConsole(stoppedFirst, painter(false, {}))).toContain('baseline b.json: no cell was compared with it (there was none yet, or the run stopped first)');
+    expect(renderMatrix(stoppedFirst)).toContain('No cell was compared with the baseline b.json');
     const compared: Report = { ...first, results: first.results.map((r) => ({ ...r, comparison: 'expected' as const })) };
     expect(renderConsole(compared, painter(false, {}))).toContain('baseline b.json: 0 regression(s), 0 improvement(s), 0 new; rewritten from this run');
   });

@@ -151,6 +151,8 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   );
   if (report.baseline && report.baseline.updated && !comparedWithBaseline(report)) {
     say(`baseline ${report.baseline.path}: written from this run (there was none to compare with)`);
+  } else if (report.baseline && !comparedWithBaseline(report)) {
+    say(`baseline ${report.baseline.path}: no cell was compared with it (there was none yet, or the run stopped first)`);
   } else if (report.baseline) {
     say(
       `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}` +

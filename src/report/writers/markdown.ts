@@ -82,6 +82,8 @@ export function renderMatrix(report: Report): string {
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
       (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
         ? ` The baseline ${escapeText(report.baseline.path)} was written from this run (there was none to compare with).`
+        : report.baseline && !comparedWithBaseline(report)
+        ? ` No cell was compared with the baseline ${escapeText(report.baseline.path)} (there was none yet, or the run stopped first).`
         : report.baseline
         ? ` Against the baseline ${escapeText(report.baseline.path)}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}.` +
           (report.baseline.updated ? ' The baseline was rewritten from this run.' : '')
