@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
@@ -6,32 +6,47 @@ import { defineProbe, type ProbeContext, type ProbeVerdict } from '../../src/eng
 import { runAudit } from '../../src/engine/run.js';
 import type { ProbeResult } from '../../src/report/model.js';
 
+const JSON_TYPE = { 'content-type': 'application/json' };
+const answer = (res: ServerResponse) =>
+  res.writeHead(200, JSON_TYPE).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] }));
+const rateLimited = (res: ServerResponse) =>
+  res.writeHead(429, { ...JSON_TYPE, 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
+
+/** A server of one model, m1, on 127.0.0.1: GET /models lists it, `chat` answers each chat request (given its body). */
+async function oneModel(chat: (body: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/models') res.writeHead(200, JSON_TYPE).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
+      else if (req.url === '/v1/chat/completions') chat(body, res);
+      else res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
 /**
  * Ctrl-C (or --max-duration) stops a run while cells are still going. A cell its stop cut short is "not
  * run"; one that ended after the stop from calls that had all answered keeps its verdict.
  */
 describe('a cell that ends after the run was stopped', () => {
-  let url = '';
   let held = () => {};
   const holding = new Promise<void>((r) => (held = r));
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
-      } else if (req.url === '/v1/chat/completions' && body.includes('HOLD')) {
-        held(); // never answered: the stop cuts it
-      } else if (req.url === '/v1/chat/completions' && body.includes('HEADERS')) {
-        res.writeHead(200, { 'content-type': 'application/json' }).flushHeaders(); // then nothing: the stop cuts it
-      } else if (req.url === '/v1/chat/completions' && body.includes('LIMIT')) {
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
-      } else if (req.url === '/v1/chat/completions') {
-        const answer = { id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-      } else res.writeHead(404).end();
-    });
-  });
+  const chat = (body: string, res: ServerResponse) => {
+    if (body.includes('HOLD')) held(); // never answered: the stop cuts it
+    else if (body.includes('HEADERS')) res.writeHead(200, JSON_TYPE).flushHeaders(); // then nothing: the stop cuts it
+    else if (body.includes('LIMIT')) rateLimited(res);
+    else answer(res);
+  };
+  let server: { url: string; close(): Promise<void> } | undefined;
   const controller = new AbortController();
   const stopped = new Promise<void>((r) => controller.signal.addEventListener('abort', () => r()));
   let answered = () => {};
@@ -80,9 +95,8 @@ describe('a cell that ends after the run was stopped', () => {
   let cells = new Map<string, ProbeResult>();
 
   beforeAll(async () => {
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-    const options = resolveOptions({ baseUrl: url, concurrency: 10, retries: 1 }, {});
+    server = await oneModel(chat);
+    const options = resolveOptions({ baseUrl: server.url, concurrency: 10, retries: 1 }, {});
     options.apiKey = 'k';
     // Stopped once one call is held, another has answered (its cell still going), and a rate-limited one
     // is waiting to retry.
@@ -96,10 +110,7 @@ describe('a cell that ends after the run was stopped', () => {
     cells = new Map(report.results.map((r) => [r.probe, r]));
     stalled = report.models[0]!.stalled;
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-  });
+  afterAll(() => server?.close());
 
   it('keeps its verdict when its evidence had all answered: the smoke call, or a call of its own', () => {
     for (const id of ['chat.smoke_only', 'chat.answered_before']) {
@@ -131,17 +142,9 @@ describe('a cell that ends after the run was stopped', () => {
 
 describe('a smoke call whose retry the stop cut short', () => {
   it('says nothing of the model: its row is not run because of the stop, not rate limited', async () => {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
-        else if (req.url === '/v1/chat/completions') res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
-        else res.writeHead(404).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const server = await oneModel((_body, res) => rateLimited(res));
     try {
-      const options = resolveOptions({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retries: 2 }, {});
+      const options = resolveOptions({ baseUrl: server.url, retries: 2 }, {});
       options.apiKey = 'k';
       const controller = new AbortController();
       const probe = defineProbe({ id: 'chat.any', area: 'chat', kind: 'conformance', requirement: 'a test cell', verdicts: ['pass'], cost: { requests: 0, maxTokens: 0 }, run: async () => ({ verdict: 'pass', observed: '' }) });
@@ -151,29 +154,18 @@ describe('a smoke call whose retry the stop cut short', () => {
       expect(row.cause).toBe('interrupted');
       expect(row.notRun).toMatchObject({ cause: 'interrupted', outcome: 'skipped' });
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await server.close();
     }
   });
 });
 
 describe('a cell begun once the run was stopped', () => {
   it('is judged from what is in hand (the smoke call), sends nothing, and is not run if it needs a call', async () => {
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        if (req.url === '/v1/models') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
-        else if (req.url === '/v1/chat/completions') {
-          const answer = { id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }] };
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
-        } else res.writeHead(404).end();
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const server = await oneModel((_body, res) => answer(res));
     try {
       // --concurrency 1: four probes at a time. Four with the longest chains begin first and hold their
       // workers until the stop; the other two begin after it.
-      const options = resolveOptions({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, concurrency: 1, retries: 0 }, {});
+      const options = resolveOptions({ baseUrl: server.url, concurrency: 1, retries: 0 }, {});
       options.apiKey = 'k';
       const controller = new AbortController();
       const stopped = new Promise<void>((r) => controller.signal.addEventListener('abort', () => r()));
@@ -201,8 +193,7 @@ describe('a cell begun once the run was stopped', () => {
       expect(trace.filter((t) => t.path === '/chat/completions')).toHaveLength(1);
       expect(recorded).toHaveLength(trace.length);
     } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
+      await server.close();
     }
   });
 });
