@@ -36,8 +36,10 @@ export function doctorLines(m: ModelEntry): string[] {
 
 /** chatprobe doctor: the smoke checks only, printed in the order the spec tells operators to check them. */
 export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
+  // Outside the try: a config that cannot be read or a bad flag value is a usage error (exit 2, the CLI's
+  // own message), not a GET /models step that failed.
+  const options = resolveOptions({ ...flags, probes: [] }, env, loadConfig(configPath).config);
   try {
-    const options = resolveOptions({ ...flags, probes: [] }, env, loadConfig(configPath).config);
     const boundary = guardSecrets(secretsOf(options));
     const raw = await runAudit(options, []);
     const run = { report: boundary.report(raw.report) };

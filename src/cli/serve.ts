@@ -4,8 +4,12 @@ import { out, untilStopped } from './output.js';
 
 export async function serveCommand(args: { profile: string; port: number; host: string; apiKeyEnv?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
   const profile = loadProfile(args.profile);
+  if (args.apiKeyEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(args.apiKeyEnv)) {
+    // Not echoed, as the audit does not: a key pasted where its variable's name belongs is the likeliest such value.
+    throw new Error('--api-key-env: not an environment variable name (the value is not shown: it may be the key itself); name the variable that holds the key the server should accept');
+  }
   const apiKey = args.apiKeyEnv ? env[args.apiKeyEnv] : undefined;
-  if (args.apiKeyEnv && !apiKey) throw new Error(`--api-key-env ${args.apiKeyEnv}: the variable is empty`);
+  if (args.apiKeyEnv && !apiKey) throw new Error(`--api-key-env ${args.apiKeyEnv}: the variable is ${env[args.apiKeyEnv] === undefined ? 'not set' : 'empty'}`);
   const server = await startReferenceServer({ profile, host: args.host, port: args.port, ...(apiKey ? { apiKey } : {}) });
   out(`chatprobe reference server, profile "${profile.name}": ${profile.description}\n`);
   out(`base URL: ${server.url}\n`);

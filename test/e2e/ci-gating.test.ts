@@ -140,6 +140,13 @@ describe('a new-api gateway with a model for each cause', () => {
     expect(wrong.code).toBe(2);
     expect(JSON.parse(wrong.stdout)).toMatchObject({ error: expect.stringContaining('401') });
   });
+
+  it('doctor with a config file it cannot read says so as a usage error, not as a failed GET /models', async () => {
+    const run = await runCli(['doctor', '--base-url', server.url, '--config', '/nonexistent/chatprobe.json'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('cannot read config /nonexistent/chatprobe.json');
+    expect(run.stdout).not.toContain('GET /models');
+  });
 });
 
 describe('shards and merge', () => {

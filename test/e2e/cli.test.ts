@@ -145,11 +145,18 @@ describe('chatprobe CLI', () => {
     const asVariable = await runCli(['--base-url', server.url, '--api-key-env', KEY], { OPENAI_API_KEY: KEY });
     expect(asVariable.code).toBe(2);
     expect(asVariable.stderr).not.toContain(KEY.slice(0, 8));
+    const serveAsVariable = await runCli(['serve', '--api-key-env', KEY], { OPENAI_API_KEY: KEY });
+    expect(serveAsVariable.code).toBe(2);
+    expect(serveAsVariable.stderr).toContain('not an environment variable name (the value is not shown');
+    expect(serveAsVariable.stderr).not.toContain(KEY.slice(0, 8));
+    // serve names what is wrong with the variable it was given: unset and empty are different mistakes.
+    expect((await runCli(['serve', '--api-key-env', 'CP_UNSET_VARIABLE'], {})).stderr).toContain('CP_UNSET_VARIABLE: the variable is not set');
+    expect((await runCli(['serve', '--api-key-env', 'CP_EMPTY_VARIABLE'], { CP_EMPTY_VARIABLE: '' })).stderr).toContain('CP_EMPTY_VARIABLE: the variable is empty');
     // Early errors of every command, before it knows its own secrets: the key, or another variable's that
     // a config file may name, pasted as a path, a URL, a profile or a positional.
     const other = 'sk-other-service-0123456789';
     const env = { OPENAI_API_KEY: KEY, MY_SERVICE_KEY: other };
-    for (const args of [['--config', KEY], ['--base-url', KEY], ['serve', '--api-key-env', KEY], ['demo', '--profile', KEY], ['compare', KEY, '/tmp'], ['merge', other], ['--base-url', server.url, other]]) {
+    for (const args of [['--config', KEY], ['--base-url', KEY], ['demo', '--profile', KEY], ['compare', KEY, '/tmp'], ['merge', other], ['--base-url', server.url, other]]) {
       const run = await runCli(args, env);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr + run.stdout, args.join(' ')).toContain('[REDACTED]');
