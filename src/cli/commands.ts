@@ -10,7 +10,7 @@ import { optionsOf, type FlagRow } from './flags.js';
 export const AUDIT_FLAGS = auditFlags as FlagRow[];
 
 /** The audit flags passthrough shares. */
-const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'rpm', 'maxDuration', 'shard', 'billing', 'dryRun']);
+const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
 
 export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes' | 'upstream' | 'passthrough';
 

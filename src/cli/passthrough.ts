@@ -53,6 +53,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
         ...(args.cases ? { cases: args.cases } : {}),
         timeoutMs: options.timeoutMs,
         concurrency: options.concurrency,
+        rpm: options.rpm,
       },
       { onCall: recordCalls(recorder, boundary) },
       interrupt.signal,

@@ -30,6 +30,8 @@ export interface PassthroughOptions {
   cases?: string[];
   timeoutMs: number;
   concurrency: number;
+  /** Requests a minute at most through the gateway (--rpm), as an audit paces its own. */
+  rpm?: number | undefined;
 }
 
 export const probeIdOf = (c: PassCase) => `${AREA}.${c.id}`;
@@ -81,7 +83,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   // A run id per model: the marker then names the case alone, which the upstream answers as scripted.
   const runs = models.map(() => randomBytes(5).toString('hex'));
   const client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.apiKey, ...(options.apiKeyEnv ? { keyVar: options.apiKeyEnv } : {}), headers: options.headers, timeoutMs: options.timeoutMs, connections: options.concurrency, ...(signal ? { signal } : {}) });
-  const log = new CallLog(client, signal, { retries: 0, rpm: undefined, concurrency: options.concurrency }, 'c');
+  const log = new CallLog(client, signal, { retries: 0, rpm: options.rpm, concurrency: options.concurrency }, 'c');
   log.onCall = hooks.onCall;
   const slots = new Slots(options.concurrency);
   /** Each cell at its place in the plan (model by model, cases in their order), whenever it ends. */

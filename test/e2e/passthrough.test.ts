@@ -130,6 +130,20 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(channel.stderr).toContain(`hint: pass --upstream without /v1 (${upstream.url})`);
   });
 
+  it('paces its requests through the gateway under --rpm, as an audit does', async () => {
+    const dir = await tempDir();
+    const route = ['--header', 'x-portkey-provider: openai', '--header', `x-portkey-custom-host: ${upstream.url}/v1`];
+    const paced = await runCli(
+      ['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'chatprobe-upstream', '--cases', 'model,max_tokens,temperature,seed', '--rpm', '600', ...route, '--out', dir, '--quiet'],
+      { OPENAI_API_KEY: KEY },
+    );
+    expect(paced.code, paced.stderr).toBe(0);
+    const sent = (await readFile(join(dir, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { at: string }).at)).sort((a, b) => a - b);
+    expect(sent).toHaveLength(4);
+    // 600 a minute is one every 100 ms (a millisecond either way for the two clocks the pace and the record read).
+    for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(98);
+  });
+
   it('writes every report, the key in none of them', async () => {
     const files = (await readdir(out)).sort();
     expect(files).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);
