@@ -32,12 +32,20 @@ export const GREEDY_COUNT = defineShared({
   },
 });
 
-/** The completion tokens an answer reports, if any. */
-const tokensOf = (x: Exchange) => x.usage?.completionTokens;
-
 /** Text pieces a tokenizer makes at least about one token of: words, numbers, punctuation marks. */
 export function pieces(text: string): number {
   return (text.match(/[\p{L}\p{N}]+|[^\p{L}\p{N}\s]/gu) ?? []).length;
+}
+
+/**
+ * The completion tokens an answer reports, when they can count its text: fewer than a third of its pieces
+ * cannot (no tokenizer makes one token of three words or numbers), and such usage is not the server's count
+ * of this answer (a gateway reporting the limit it was asked for, or zeros). Then `unfit` says why.
+ */
+function countOf(x: Exchange, text: string): { tokens: number | undefined; unfit?: string } {
+  const tokens = x.usage?.completionTokens;
+  if (tokens === undefined || tokens * 3 >= pieces(text)) return { tokens };
+  return { tokens: undefined, unfit: `${tokens} completion tokens reported for an answer of ${pieces(text)} text pieces: the usage does not count the answer` };
 }
 
 /**
@@ -46,6 +54,12 @@ export function pieces(text: string): number {
  * server's own count where it reports one; ignored needs an answer past the limit while the uncapped
  * answer shows the prompt runs longer (the positive control). Both answers cut at the same length
  * above the limit is another limit at work (a gateway's own cap), and the client's is ignored.
+ *
+ * The count and the text must agree. A count that cannot cover the text (fewer tokens than a third of its
+ * pieces) is set aside and the text decides. A count past the limit beside a text cut with "length" to at
+ * most `limit` pieces of an uncapped answer over three times as long is the cut the limit made, counted
+ * otherwise (a gateway recounting with another tokenizer, or a server adding its own tokens): honoured,
+ * with the finding `usage_count`.
  */
 export function judgeLength(param: string, limit: number, capped: Exchange, uncapped: Exchange, control: Exchange): ProbeVerdict {
   const feature = `${param}: ${limit}`;
@@ -57,28 +71,38 @@ export function judgeLength(param: string, limit: number, capped: Exchange, unca
   const choice = readChoices(capped.json)[0]!;
   const text = choice.content ?? '';
   const full = readChoices(uncapped.json)[0]!.content ?? '';
-  const tokens = tokensOf(capped);
-  const fullTokens = tokensOf(uncapped);
-  const seen = `finish_reason ${JSON.stringify(choice.finishReason ?? null)}, ${tokens ?? 'no'} completion tokens reported, ${pieces(text)} text pieces; uncapped: ${fullTokens ?? '?'} tokens, ${pieces(full)} pieces`;
+  const count = countOf(capped, text);
+  const fullCount = countOf(uncapped, full);
+  const { tokens } = count;
+  const fullTokens = fullCount.tokens;
+  const reported = (x: Exchange) => x.usage?.completionTokens ?? 'no';
+  const seen = `finish_reason ${JSON.stringify(choice.finishReason ?? null)}, ${reported(capped)} completion tokens reported, ${pieces(text)} text pieces; uncapped: ${uncapped.usage?.completionTokens ?? '?'} tokens, ${pieces(full)} pieces`;
   const expected = `expected at most ${limit} tokens, cut with "length"`;
   // Positive control: the prompt's answer must run past the limit, else no limit shows.
   const runsLonger = fullTokens !== undefined ? fullTokens > limit : pieces(full) > 2 * limit;
   if (!runsLonger) return inconclusive(`${expected}; got ${seen}: the answer is no longer than the limit even without it`);
   const findings: Finding[] = [];
+  const unfit = count.unfit ?? fullCount.unfit;
+  if (unfit) findings.push(warn('usage_count', unfit));
   if (tokens !== undefined) {
     if (tokens > limit) {
+      const cutByLimit = choice.finishReason === 'length' && pieces(text) <= limit && pieces(full) > 3 * limit;
+      if (cutByLimit) {
+        findings.push(warn('usage_count', `${tokens} completion tokens reported for an answer cut with "length" at ${pieces(text)} text pieces, under a limit of ${limit} (the uncapped answer runs to ${pieces(full)}): the limit cut it, and the usage counts it otherwise (a gateway recounting with another tokenizer?)`));
+        return { ...honoured(`${expected}; got ${seen}`), findings };
+      }
       const v = ignored(`${expected}; got ${seen}`);
       if (choice.finishReason === 'length' && tokens === fullTokens) {
-        v.findings = [warn('other_limit', `both answers were cut at ${tokens} tokens: a limit other than the client's is applied (a gateway's own cap?)`)];
+        findings.push(warn('other_limit', `both answers were cut at ${tokens} tokens: a limit other than the client's is applied (a gateway's own cap?)`));
       }
-      return v;
+      return { ...v, findings };
     }
   } else {
-    // Without usage, the text decides: each piece is about a token, so three times the limit is past it.
-    if (pieces(text) > 3 * limit) return ignored(`${expected}; got ${seen}`);
+    // Without a count, the text decides: each piece is about a token, so three times the limit is past it.
+    if (pieces(text) > 3 * limit) return { ...ignored(`${expected}; got ${seen}`), findings };
     if (!(pieces(text) < pieces(full))) return inconclusive(`${expected}; got ${seen}: the answer is not shorter than without the limit`);
     if (pieces(text) > 2 * limit) return inconclusive(`${expected}; got ${seen}: no usage to count the tokens, and the text may be past the limit`);
-    findings.push(warn('no_usage', 'no usage reported: the cut is judged from the text'));
+    if (!count.unfit) findings.push(warn('no_usage', 'no usage reported: the cut is judged from the text'));
   }
   if (choice.finishReason !== 'length') findings.push(warn('finish_reason', `cut within the limit, but finish_reason is ${JSON.stringify(choice.finishReason ?? null)}, not "length"`));
   return { ...honoured(`${expected}; got ${seen}`), findings };

@@ -49,6 +49,36 @@ describe('judgeLength (rules 3 and 4)', () => {
     expect(v.verdict).toBe('honoured');
   });
 
+  it('trap: usage that reports the limit asked for beside the whole uncut answer is set aside; the text decides (ignored)', () => {
+    // A gateway that dropped the limit but bills by it: "5 completion tokens" for the full count to 20.
+    const v = judge(reply(COUNT, { finish: 'stop', usage: [20, 5] }));
+    expect(v.verdict).toBe('ignored');
+    expect(v.findings?.map((f) => f.code)).toEqual(['usage_count']);
+    expect(v.findings?.[0]?.message).toContain('5 completion tokens reported for an answer of 39 text pieces');
+  });
+
+  it('trap: zeros for usage on both answers are no count: the text decides, and the uncapped answer still runs longer', () => {
+    const v = judge(reply(COUNT, { usage: [0, 0] }), reply(COUNT, { usage: [0, 0] }));
+    expect(v.verdict).toBe('ignored');
+    expect(v.observed).not.toContain('no longer than the limit');
+    expect(v.findings?.map((f) => f.code)).toEqual(['usage_count']);
+    // A real cut beside zeros is honoured from the text, with the finding, not "no usage".
+    const cut = judge(reply('1, 2, 3', { finish: 'length', usage: [0, 0] }), reply(COUNT, { usage: [0, 0] }));
+    expect(cut.verdict).toBe('honoured');
+    expect(cut.findings?.map((f) => f.code)).toEqual(['usage_count']);
+  });
+
+  it('trap: a count a little past the limit beside a text cut with "length" at the limit is the limit at work, counted otherwise (honoured, usage_count)', () => {
+    // A gateway recounting with another tokenizer: the model stopped at 5 of its tokens ("1, 2, 3"), the gateway says 7.
+    const v = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 7] }));
+    expect(v.verdict).toBe('honoured');
+    expect(v.findings?.map((f) => f.code)).toEqual(['usage_count']);
+    // Not when the text runs past the limit, nor without "length", nor when the uncapped answer is as short.
+    expect(judge(reply('1, 2, 3, 4, 5', { finish: 'length', usage: [20, 9] })).verdict).toBe('ignored');
+    expect(judge(reply('1, 2, 3', { finish: 'stop', usage: [20, 7] })).verdict).toBe('ignored');
+    expect(judge(reply('1, 2, 3', { finish: 'length', usage: [20, 7] }), reply('1, 2, 3, 4, 5, 6', { finish: 'length', usage: [20, 11] })).verdict).toBe('ignored');
+  });
+
   it('rejects on a refusal, and is inconclusive on an error in a 200 or a missing uncapped answer', () => {
     expect(judge(refused(400, "Unsupported parameter: 'max_tokens'")).verdict).toBe('rejected');
     expect(judge(errorIn200()).verdict).toBe('inconclusive');
