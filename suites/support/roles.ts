@@ -8,7 +8,22 @@ import { LIMITS, user } from './prompts.js';
 export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE.';
 export const UNRELATED_QUESTION = 'What is the capital of France?';
 
-const says = (x: Exchange, word: string) => contentOf(x).toUpperCase().includes(word.toUpperCase());
+/** A reasoning model's thinking left at the start of the content; an unclosed block is thinking to the end. */
+const THINK_BLOCK = /^\s*<think>[\s\S]*?(?:<\/think>|$)/i;
+
+/**
+ * The answer proper: the content without a leading `<think>` block. A model that restates the rule while
+ * it thinks ("PINEAPPLE? No, answer the question") and then answers the question has not followed it.
+ */
+const answerOf = (x: Exchange) => contentOf(x).replace(THINK_BLOCK, '');
+
+const says = (x: Exchange, word: string) => answerOf(x).toUpperCase().includes(word.toUpperCase());
+
+/** An answer that is all thinking (nothing after its `<think>` block) shows no effect either way. */
+function allThinking(x: Exchange, want: string): ProbeVerdict | undefined {
+  if (answerOf(x).trim() !== '' || contentOf(x).trim() === '') return undefined;
+  return inconclusive(`expected ${want}, got ${quote(x)}: all of it thinking (a <think> block), no answer after it to judge`);
+}
 
 /** An answer cut by our own output limit may have said the words after it: never evidence of absence. */
 function cutByOurLimit(x: Exchange, want: string): ProbeVerdict | undefined {
@@ -37,7 +52,7 @@ export function judgeInstruction(x: Exchange, ruleInUser: Exchange, control: Exc
   const none = unreadable(x);
   if (none) return none;
   if (says(x, 'PINEAPPLE')) return honoured(`expected only "PINEAPPLE" to an unrelated question; got ${quote(x)}`);
-  const cut = cutByOurLimit(x, '"PINEAPPLE"');
+  const cut = cutByOurLimit(x, '"PINEAPPLE"') ?? allThinking(x, '"PINEAPPLE"');
   if (cut) return cut;
   if (!recalls(ruleInUser, ['PINEAPPLE'])) {
     return inconclusive(`the answer ${quote(x)} ignores the instruction, but so does the answer with the instruction in the user message (${answerProblem(ruleInUser) ?? quote(ruleInUser)})`);
@@ -63,7 +78,7 @@ export function judgeRecall(x: Exchange, plain: Exchange | undefined, expected: 
   const want = expected.join(' and ');
   const missing = expected.filter((w) => !says(x, w));
   if (missing.length === 0) return honoured(`expected ${want} in the answer; got ${quote(x)}`);
-  const cut = cutByOurLimit(x, want);
+  const cut = cutByOurLimit(x, want) ?? allThinking(x, want);
   if (cut) return cut;
   if (!plain || !recalls(plain, expected)) {
     const got = plain ? (answerProblem(plain) ?? quote(plain)) : 'not sent';
@@ -104,7 +119,7 @@ export function judgeImage(x: Exchange, other: Exchange | undefined, colour: str
     if (says(other, colour)) return inconclusive(`the answer names ${colour} (${quote(x)}), but so does the same question without the image (${quote(other)}): a guess`);
     return honoured(`expected the image's colour, ${colour}; got ${quote(x)}, where the question without the image gets ${quote(other)}`);
   }
-  const cut = cutByOurLimit(x, colour);
+  const cut = cutByOurLimit(x, colour) ?? allThinking(x, colour);
   if (cut) return cut;
   if (!recalls(other, [colour])) {
     return inconclusive(`expected ${colour} in the answer, got ${quote(x)}; but told the colour in words, the model does not name it either (${answerProblem(other) ?? quote(other)})`);

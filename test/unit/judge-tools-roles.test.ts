@@ -122,6 +122,10 @@ describe('judgeInstruction', () => {
     ['trap: a verbose answer cut by our own limit before the word', reply('Sure! The capital of France is', { finish: 'length' }), followed, 'inconclusive'],
     ['the control is an error in a 200', words('Paris'), errorIn200(), 'inconclusive'],
     ['an error in a 200', errorIn200(), followed, 'inconclusive'],
+    ['trap: a reasoning model that names the rule while it thinks, then answers the question', words('<think>PINEAPPLE? No, answer the question.</think>Paris'), words('<think>The rule says the word.</think>PINEAPPLE'), 'ignored'],
+    ['trap: thinking that names the rule, cut by our own limit before any answer', reply('<think>The system says PINEAPPLE, but the user asks', { finish: 'length' }), followed, 'inconclusive'],
+    ['trap: all thinking, nothing after it', reply('<think>PINEAPPLE or Paris?</think>', { finish: 'stop' }), followed, 'inconclusive'],
+    ['the word after the thinking', words('<think>Follow the system rule.</think>PINEAPPLE'), words('Paris'), 'honoured'],
     ['o1-mini refusing system', refused(400, "Unsupported value: 'messages[0].role' does not support 'system' with this model.", { param: 'messages[0].role' }), followed, 'rejected'],
   ])('%s', (_, x, control, verdict) => {
     expect(judgeInstruction(x, control, ok, 'a system message', ['messages[0].role', 'system']).verdict).toBe(verdict);
@@ -138,6 +142,7 @@ describe('judgeRecall (rule 2)', () => {
     ['a word missing and no plain control sent', words('MANGO'), undefined, 'inconclusive'],
     ['trap: a word missing from an answer cut by our own limit', reply('Sure! The first word was MANGO and the', { finish: 'length' }), both, 'inconclusive'],
     ['an empty answer', words(''), both, 'inconclusive'],
+    ['trap: the words only inside the thinking', words('<think>MANGO and KIWI, was it?</think>Fruit.'), both, 'ignored'],
     ['422 for content arrays', refused(422, 'Input should be a valid string', { body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'Input should be a valid string', type: 'string_type' }] } }), both, 'rejected'],
   ])('%s', (_, x, plain, verdict) => {
     expect(judgeRecall(x, plain, ['MANGO', 'KIWI'], ok, 'user content as text parts', ['messages[0].content', 'content']).verdict).toBe(verdict);
