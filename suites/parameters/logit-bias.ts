@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'parameters.logit_bias',
   area: 'parameters',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'An empty logit_bias object is accepted.',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },

@@ -1,6 +1,14 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { LIMITS, TIME_TOOL, user, WEATHER_TOOL } from '../support/prompts.js';
-import { FORCED_CALL, judgeNamed, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
+import { decideContrast } from '../support/contrast.js';
+import { FORCED_CALL, judgeNamed, MORE_UNNEEDED, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
+
+const BODY = {
+  messages: [user(SMOKE_PROMPT)],
+  tools: [WEATHER_TOOL, TIME_TOOL],
+  tool_choice: { type: 'function', function: { name: 'get_time' } },
+  max_tokens: LIMITS.tools,
+};
 
 export default defineProbe({
   id: 'parameters.tool_choice.named',
@@ -8,14 +16,13 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'tool_choice naming a function forces a call to that function, for a prompt that needs no tool.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.tools, shared: [TOOLS_UNNEEDED, FORCED_CALL, WEATHER_CALL] },
+  // Its request, once more while chance is not ruled out (contrast.ts), and more answers without it.
+  cost: { requests: 2, maxTokens: 2 * LIMITS.tools, shared: [TOOLS_UNNEEDED, MORE_UNNEEDED, FORCED_CALL, WEATHER_CALL] },
   async run(ctx) {
-    const x = await ctx.chat({
-      messages: [user(SMOKE_PROMPT)],
-      tools: [WEATHER_TOOL, TIME_TOOL],
-      tool_choice: { type: 'function', function: { name: 'get_time' } },
-      max_tokens: LIMITS.tools,
-    });
-    return judgeNamed(x, await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(FORCED_CALL), await ctx.shared(WEATHER_CALL), ctx.control());
+    const x = await ctx.chat(BODY);
+    const unneeded = await ctx.shared(TOOLS_UNNEEDED);
+    const forced = await ctx.shared(FORCED_CALL);
+    const weather = await ctx.shared(WEATHER_CALL);
+    return decideContrast(ctx, { first: x, body: BODY }, { first: unneeded, more: MORE_UNNEEDED }, (xs, u) => judgeNamed(xs, u, forced, weather, ctx.control()));
   },
 });

@@ -1,5 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { FORCED_CALL, judgeRequired, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
+import { decideContrast } from '../support/contrast.js';
+import { LIMITS } from '../support/prompts.js';
+import { FORCED_BODY, FORCED_CALL, judgeRequired, MORE_UNNEEDED, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
 
 export default defineProbe({
   id: 'parameters.tool_choice.required',
@@ -7,8 +9,19 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'tool_choice "required" forces a tool call even when the prompt needs none.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 0, maxTokens: 0, shared: [FORCED_CALL, TOOLS_UNNEEDED, WEATHER_CALL] },
+  // The forced request once more while chance is not ruled out (contrast.ts), and more answers without it.
+  cost: { requests: 1, maxTokens: LIMITS.tools, shared: [FORCED_CALL, TOOLS_UNNEEDED, MORE_UNNEEDED, WEATHER_CALL] },
   // The control of a refusal is the same tools request without tool_choice: a refusal of the tools
   // themselves is not one of tool_choice.
-  run: async (ctx) => judgeRequired(await ctx.shared(FORCED_CALL), await ctx.shared(TOOLS_UNNEEDED), await ctx.shared(WEATHER_CALL), ctx.control()),
+  run: async (ctx) => {
+    const forced = await ctx.shared(FORCED_CALL);
+    const unneeded = await ctx.shared(TOOLS_UNNEEDED);
+    const weather = await ctx.shared(WEATHER_CALL);
+    return decideContrast(
+      ctx,
+      { first: forced, body: FORCED_BODY },
+      { first: unneeded, more: MORE_UNNEEDED },
+      (xs, unneeded) => judgeRequired(xs, unneeded, weather, ctx.control()),
+    );
+  },
 });

@@ -9,6 +9,7 @@ export default defineProbe({
   id: 'parameters.top_p',
   area: 'parameters',
   kind: 'capability',
+  tier: 'extended',
   requirement: `top_p ${TOP_P} at temperature 1 collapses the variety of an open prompt to one answer.`,
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, sampled: { sets: 1, maxTokens: LIMITS.sample }, shared: [SAMPLES_T0, SAMPLES_T1] },

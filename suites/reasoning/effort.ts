@@ -54,6 +54,7 @@ export default defineProbe({
   id: 'reasoning.effort',
   area: 'reasoning',
   kind: 'capability',
+  tier: 'extended',
   requirement: 'reasoning_effort changes how much a reasoning model reasons: "high" reasons clearly more than "low" on the same question; an unknown value is refused.',
   verdicts: ['honoured', 'rejected', 'inconclusive'],
   cost: { requests: 2 * EFFORT_SAMPLES + 1, maxTokens: 2 * EFFORT_SAMPLES * REASONING_LIMIT + 16 },

@@ -4,6 +4,7 @@ import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '.
 import { jsonOf, readChoices } from '../../src/spec/completion.js';
 import { lazyValidator } from '../../src/spec/validate.js';
 import { contentOf, quote } from './params.js';
+import { contrasted, moreOf, type Contrast } from './contrast.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
 
 const validateSky = lazyValidator(SKY_SCHEMA);
@@ -33,13 +34,16 @@ const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT
 
 /** The prompt without response_format: if it already answers JSON, a format's effect cannot show. */
 export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json }, make: (ctx) => ctx.chat(body({})) });
+/** More answers to it, while a JSON-mode contrast is undecided (contrast.ts). */
+export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}), LIMITS.json);
+export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } });
 
 /** The prompt in JSON mode: parameters.response_format.json_object judges it, and json_schema compares
  *  with it (a JSON-mode answer must not fit the schema, or fitting it proves nothing). */
 export const JSON_MODE = defineShared({
   key: 'chat.json_mode',
   cost: { requests: 1, maxTokens: LIMITS.json },
-  make: (ctx) => ctx.chat(body({ response_format: { type: 'json_object' } })),
+  make: (ctx) => ctx.chat(JSON_MODE_BODY),
 });
 
 export const JSON_SCHEMA_BODY = body({ response_format: { type: 'json_schema', json_schema: { name: 'sky_facts', strict: true, schema: SKY_SCHEMA } } });
@@ -58,19 +62,24 @@ function parsed(x: Exchange, control: Exchange, feature: string, expected: strin
 }
 
 /**
- * JSON mode (verdict contract, rule 1). Honoured: a JSON object where the same prompt without it answers
- * prose (the negative control: the prompt mentions JSON, so a model may answer JSON anyway). Ignored:
- * prose or fenced JSON, which JSON mode rules out whatever the model.
+ * JSON mode (verdict contract, rules 1 and 6). Honoured: JSON objects where the same prompt without it
+ * answers prose (the negative control: the prompt mentions JSON, as JSON mode requires, so a model may
+ * answer JSON anyway), in enough answers that chance is ruled out (contrast.ts). Ignored: prose or fenced
+ * JSON in any answer, which JSON mode rules out whatever the model.
  */
-export function judgeJsonObject(x: Exchange, prose: Exchange, control: Exchange): ProbeVerdict {
+export function judgeJsonObject(xs: readonly Exchange[], proses: readonly Exchange[], control: Exchange): Contrast {
   const expected = 'a bare JSON object';
-  const p = parsed(x, control, 'response_format json_object', expected);
-  if ('verdict' in p) return p.verdict;
-  if (!isJsonObject(p.value)) return ignored(`expected ${expected}, got JSON that is not an object: ${quote(x)}`);
-  const plain = answerProblem(prose) ? undefined : readJson(contentOf(prose));
-  if (!plain) return inconclusive(`a JSON object, but the same prompt without response_format got no answer to compare with (${answerProblem(prose)})`);
-  if (plain.kind === 'json') return inconclusive(`the answer is a JSON object, but so is the answer without response_format (${quote(prose)})`);
-  return honoured(`expected ${expected} instead of prose; got ${quote(x)}`);
+  for (const x of xs) {
+    const p = parsed(x, control, 'response_format json_object', expected);
+    if ('verdict' in p) return { verdict: p.verdict };
+    if (!isJsonObject(p.value)) return { verdict: ignored(`expected ${expected}, got JSON that is not an object: ${quote(x)}`) };
+  }
+  for (const prose of proses) {
+    const plain = answerProblem(prose) ? undefined : readJson(contentOf(prose));
+    if (!plain) return { verdict: inconclusive(`a JSON object, but the same prompt without response_format got no answer to compare with (${answerProblem(prose)})`) };
+    if (plain.kind === 'json') return { verdict: inconclusive(`the answer is a JSON object, but so is ${proses.length > 1 ? 'an' : 'the'} answer without response_format (${quote(prose)})`) };
+  }
+  return contrasted(xs.length, proses.length, `expected ${expected} instead of prose; got ${quote(xs[0]!)}`);
 }
 
 /**

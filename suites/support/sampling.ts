@@ -27,7 +27,7 @@ export function chanceOfAgreement(baseline: readonly string[], m: number): numbe
   return ((top + 1) / (baseline.length + 1)) ** (m - 1);
 }
 
-const pct = (p: number) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p < 0.1 ? 1 : 0)}%`);
+export const pct = (p: number) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p < 0.1 ? 1 : 0)}%`);
 
 /** The most samples the baseline and the set may hold. */
 export interface Limits {

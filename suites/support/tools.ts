@@ -6,6 +6,7 @@ import { isObject } from '../../src/spec/stream.js';
 import { lazyValidator } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
 import { contentOf } from './params.js';
+import { contrasted, moreOf, type Contrast } from './contrast.js';
 import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';
 
 /** A Map, not an object: a call named "constructor" must not find Object's. */
@@ -94,27 +95,34 @@ function describe(x: Exchange): string {
 
 /** Two cities and the weather tool, no tool_choice: parameters.tools judges it; tool_choice "none" and
  *  parallel_tool_calls compare with it (the model calls here without them). */
+const WEATHER_BODY = { messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], max_tokens: LIMITS.tools };
 export const WEATHER_CALL = defineShared({
   key: 'chat.weather_tool',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat({ messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], max_tokens: LIMITS.tools }),
+  make: (ctx) => ctx.chat(WEATHER_BODY),
 });
+/** More answers to it, while a contrast with it is undecided (contrast.ts). */
+export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY, LIMITS.tools);
 
 /** A prompt that needs no tool, with both tools and no tool_choice: forcing a call proves nothing if the
  *  model calls a tool here anyway (some small models call whatever tool they are given). Its prompt count,
  *  against the smoke call's (the same prompt without tools), shows whether the tools reach the model. */
+const UNNEEDED_BODY = { messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], max_tokens: LIMITS.tools };
 export const TOOLS_UNNEEDED = defineShared({
   key: 'chat.tools_unneeded',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], max_tokens: LIMITS.tools }),
+  make: (ctx) => ctx.chat(UNNEEDED_BODY),
 });
+/** More answers to it, while a contrast with it is undecided (contrast.ts). */
+export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY, LIMITS.tools);
 
 /** The prompt that needs no tool, with tool_choice "required": tool_choice.required judges it, and
  *  parameters.tools and tool_choice.named read it as the proof that a call can be forced here. */
+export const FORCED_BODY = { ...UNNEEDED_BODY, tool_choice: 'required' };
 export const FORCED_CALL = defineShared({
   key: 'chat.tool_required',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat({ messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], tool_choice: 'required', max_tokens: LIMITS.tools }),
+  make: (ctx) => ctx.chat(FORCED_BODY),
 });
 
 /**
@@ -176,23 +184,27 @@ export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, co
  * them when the prompt asks, or the prompt counts grow by the tool definitions (a server that enforces a
  * forced call gets one from any model, however weak: one that does not, forces nothing).
  */
-export function judgeRequired(x: Exchange, unneeded: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
-  const a = toolAnswer(x, unneeded, 'tool_choice "required"', 'tool_choice');
-  if ('verdict' in a) return a;
-  const { calls, finishReason, seen } = a;
-  if (calls.length === 0) {
+export function judgeRequired(xs: readonly Exchange[], unneeded: readonly Exchange[], weather: Exchange, control: Exchange): Contrast {
+  for (const x of xs) {
+    const a = toolAnswer(x, unneeded[0]!, 'tool_choice "required"', 'tool_choice');
+    if ('verdict' in a) return { verdict: a };
+    const { calls, finishReason, seen } = a;
+    if (calls.length > 0) continue;
     const text = callAsText(x, 'a forced tool call');
-    if (text) return text;
+    if (text) return { verdict: text };
     // llama.cpp's grammar for "required" lets text come before the call: cut by our limit, it may still come.
-    if (finishReason === 'length') return inconclusive(`expected a forced tool call, got ${seen}: cut by the output limit chatprobe sends, before any call could come`);
-    const reach = reaching(unneeded, control, weather);
-    if (reach) return ignored(`expected a forced tool call, got ${seen}, though ${reach}: the call is not forced`);
-    return inconclusive(`expected a forced tool call, got ${seen}; nothing shows the tools reach the model (${describe(weather)} when the prompt asks), so tools may be dropped on the way`);
+    if (finishReason === 'length') return { verdict: inconclusive(`expected a forced tool call, got ${seen}: cut by the output limit chatprobe sends, before any call could come`) };
+    const reach = reaching(unneeded[0]!, control, weather);
+    if (reach) return { verdict: ignored(`expected a forced tool call, got ${seen}, though ${reach}: the call is not forced`) };
+    return { verdict: inconclusive(`expected a forced tool call, got ${seen}; nothing shows the tools reach the model (${describe(weather)} when the prompt asks), so tools may be dropped on the way`) };
   }
-  if (!unneeded.ok || answerProblem(unneeded, 'ended') || callCount(unneeded) > 0) {
-    return inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
+  const seen = describe(xs[0]!);
+  for (const u of unneeded) {
+    if (!u.ok || answerProblem(u, 'ended') || callCount(u) > 0) {
+      return { verdict: inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
+    }
   }
-  return honoured(`expected a tool call where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs.length, unneeded.length, `expected a tool call where the model otherwise makes none; got ${seen}`);
 }
 
 /** Why the tools are known to reach the model, or undefined: it calls them, or the prompt counts show them. */
@@ -210,41 +222,59 @@ function reaching(unneeded: Exchange, control: Exchange, weather: Exchange, forc
  * negative control). Ignored: a call to another function, or no call while the tools demonstrably reach
  * the model (see judgeRequired). llama.cpp releases that treat a named tool_choice as "auto" show here.
  */
-export function judgeNamed(x: Exchange, unneeded: Exchange, forced: Exchange, weather: Exchange, control: Exchange): ProbeVerdict {
-  const a = toolAnswer(x, unneeded, 'tool_choice naming get_time', 'tool_choice');
-  if ('verdict' in a) return a;
-  const { calls, finishReason, seen } = a;
-  const named = calls.filter((c) => c.name === 'get_time');
-  if (calls.length > 0 && named.length !== calls.length) return ignored(`expected a call to get_time only, got ${seen}: the call is not restricted to the named function`);
-  if (calls.length === 0) {
+export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[], forced: Exchange, weather: Exchange, control: Exchange): Contrast {
+  for (const x of xs) {
+    const a = toolAnswer(x, unneeded[0]!, 'tool_choice naming get_time', 'tool_choice');
+    if ('verdict' in a) return { verdict: a };
+    const { calls, finishReason, seen } = a;
+    const named = calls.filter((c) => c.name === 'get_time');
+    if (calls.length > 0 && named.length !== calls.length) return { verdict: ignored(`expected a call to get_time only, got ${seen}: the call is not restricted to the named function`) };
+    if (calls.length > 0) continue;
     const text = callAsText(x, 'a call to get_time');
-    if (text) return text;
-    if (finishReason === 'length') return inconclusive(`expected a call to get_time, got ${seen}: cut by the output limit chatprobe sends, before any call could come`);
-    const reach = reaching(unneeded, control, weather, forced);
-    if (reach) return ignored(`expected a call to get_time, got ${seen}, though ${reach}: the call is not forced`);
-    return inconclusive(`expected a call to get_time, got ${seen}; nothing shows the tools reach the model (${describe(forced)} when forced), so tools may be dropped on the way`);
+    if (text) return { verdict: text };
+    if (finishReason === 'length') return { verdict: inconclusive(`expected a call to get_time, got ${seen}: cut by the output limit chatprobe sends, before any call could come`) };
+    const reach = reaching(unneeded[0]!, control, weather, forced);
+    if (reach) return { verdict: ignored(`expected a call to get_time, got ${seen}, though ${reach}: the call is not forced`) };
+    return { verdict: inconclusive(`expected a call to get_time, got ${seen}; nothing shows the tools reach the model (${describe(forced)} when forced), so tools may be dropped on the way`) };
   }
-  if (!unneeded.ok || answerProblem(unneeded, 'ended') || toolCallsOf(unneeded).calls.some((c) => c.name === 'get_time')) {
-    return inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${unneeded.ok ? `answers ${describe(unneeded)}` : `got ${answerProblem(unneeded)}`}`);
+  const seen = describe(xs[0]!);
+  for (const u of unneeded) {
+    if (!u.ok || answerProblem(u, 'ended') || toolCallsOf(u).calls.some((c) => c.name === 'get_time')) {
+      return { verdict: inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
+    }
   }
-  return honoured(`expected a call to get_time where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs.length, unneeded.length, `expected a call to get_time where the model otherwise makes none; got ${seen}`);
 }
 
 /** tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). */
-export function judgeNone(x: Exchange, weather: Exchange): ProbeVerdict {
-  const a = toolAnswer(x, weather, 'tool_choice "none"', 'tool_choice');
-  if ('verdict' in a) return a;
-  if (a.calls.length > 0) return ignored(`expected no tool call, got ${a.seen}`);
-  if (callCount(weather) === 0) return inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(weather)}): nothing to prevent`);
-  return honoured(`expected no tool call where the model otherwise calls the tool; got ${a.seen}`);
+export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[]): Contrast {
+  for (const x of xs) {
+    const a = toolAnswer(x, weather[0]!, 'tool_choice "none"', 'tool_choice');
+    if ('verdict' in a) return { verdict: a };
+    if (a.calls.length > 0) return { verdict: ignored(`expected no tool call, got ${a.seen}`) };
+    // Cut by our limit with no call yet: a call could have come after the text.
+    if (a.finishReason === 'length') return { verdict: inconclusive(`expected no tool call, got ${a.seen}: cut by the output limit chatprobe sends, so a call may still have come`) };
+  }
+  for (const w of weather) {
+    if (callCount(w) === 0) {
+      const why = w === weather[0] ? 'nothing to prevent' : 'the model calls it only sometimes without it';
+      return { verdict: inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(w)}): ${why}`) };
+    }
+  }
+  return contrasted(xs.length, weather.length, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}`);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */
-export function judgeParallel(x: Exchange, weather: Exchange): ProbeVerdict {
-  const a = toolAnswer(x, weather, 'parallel_tool_calls: false', 'parallel_tool_calls');
-  if ('verdict' in a) return a;
-  if (a.calls.length > 1) return ignored(`expected one tool call, got ${a.seen}`);
-  const seen = `with parallel_tool_calls false: ${a.seen}; without: ${describe(weather)}`;
-  if (a.calls.length === 1 && callCount(weather) > 1) return honoured(`expected one call instead of several; got ${seen}`);
-  return inconclusive(`expected one call where the model otherwise makes several; got ${seen}`);
+export function judgeParallel(xs: readonly Exchange[], weather: readonly Exchange[]): Contrast {
+  for (const x of xs) {
+    const a = toolAnswer(x, weather[0]!, 'parallel_tool_calls: false', 'parallel_tool_calls');
+    if ('verdict' in a) return { verdict: a };
+    if (a.calls.length > 1) return { verdict: ignored(`expected one tool call, got ${a.seen}`) };
+    const seen = `with parallel_tool_calls false: ${a.seen}; without: ${describe(weather[0]!)}`;
+    if (a.calls.length !== 1) return { verdict: inconclusive(`expected one call where the model otherwise makes several; got ${seen}`) };
+  }
+  for (const w of weather) {
+    if (callCount(w) <= 1) return { verdict: inconclusive(`expected one call where the model otherwise makes several; got one with parallel_tool_calls false, and without it: ${describe(w)}`) };
+  }
+  return contrasted(xs.length, weather.length, `expected one call instead of several; got with parallel_tool_calls false: ${describe(xs[0]!)}; without: ${describe(weather[0]!)}`);
 }

@@ -140,8 +140,8 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(paced.code, paced.stderr).toBe(0);
     const sent = (await readFile(join(dir, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => Date.parse((JSON.parse(l) as { at: string }).at)).sort((a, b) => a - b);
     expect(sent).toHaveLength(4);
-    // 600 a minute is one every 100 ms (a millisecond either way for the two clocks the pace and the record read).
-    for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(98);
+    // 600 a minute is one every 100 ms; a timer may fire a few ms early against the wall clock the record reads.
+    for (let i = 1; i < sent.length; i++) expect(sent[i]! - sent[i - 1]!).toBeGreaterThanOrEqual(90);
   });
 
   it('writes every report, the key in none of them', async () => {

@@ -3,6 +3,7 @@ import { judgeJsonObject, judgeJsonSchema } from '../../suites/support/json-answ
 import { judgeN } from '../../suites/parameters/n.js';
 import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
 import { PROSE_PROMPT, SKY_SCHEMA } from '../../suites/support/prompts.js';
+import { runContrast } from '../helpers/contrast.js';
 import { errorIn200, refused, reply } from '../helpers/exchanges.js';
 
 const ok = reply('OK');
@@ -21,17 +22,28 @@ describe('the JSON prompt and schema (rule 1)', () => {
 });
 
 describe('judgeJsonObject', () => {
+  const obj = reply('{"colour":"blue"}');
   it.each([
-    ['a JSON object where the plain prompt gets prose', reply('{"colour":"blue"}'), prose, 'honoured'],
-    ['a JSON object, but the plain prompt gets JSON too', reply('{"colour":"blue"}'), reply('{"a":1}'), 'inconclusive'],
-    ['prose', prose, prose, 'ignored'],
-    ['JSON in a Markdown fence', reply('```json\n{"colour":"blue"}\n```'), prose, 'ignored'],
-    ['a JSON array', reply('[1, 2]'), prose, 'ignored'],
-    ['JSON cut by the output limit', reply('{"colour":"bl', { finish: 'length' }), prose, 'inconclusive'],
-    ['an error in a 200', errorIn200(), prose, 'inconclusive'],
-    ['a refusal', refused(400, "Invalid parameter: 'response_format' of type 'json_object' is not supported", { param: 'response_format' }), prose, 'rejected'],
-  ])('%s', (_, x, plain, verdict) => {
-    expect(judgeJsonObject(x, plain, ok).verdict).toBe(verdict);
+    ['JSON objects where the plain prompt gets prose, in enough answers to rule out chance', [obj, obj], [prose, prose, prose], 'honoured', [2, 3]],
+    ['a JSON object, but the plain prompt gets JSON too', [obj], [reply('{"a":1}')], 'inconclusive', [1, 1]],
+    ['prose', [prose], [prose], 'ignored', [1, 1]],
+    ['JSON in a Markdown fence', [reply('```json\n{"colour":"blue"}\n```')], [prose], 'ignored', [1, 1]],
+    ['a JSON array', [reply('[1, 2]')], [prose], 'ignored', [1, 1]],
+    ['JSON cut by the output limit', [reply('{"colour":"bl', { finish: 'length' })], [prose], 'inconclusive', [1, 1]],
+    ['an error in a 200', [errorIn200()], [prose], 'inconclusive', [1, 1]],
+    ['a refusal', [refused(400, "Invalid parameter: 'response_format' of type 'json_object' is not supported", { param: 'response_format' })], [prose], 'rejected', [1, 1]],
+    // A gateway that drops response_format in front of a model that answers this prompt with JSON half the time.
+    ['trap: JSON by chance, then prose in JSON mode', [obj, prose], [prose, prose], 'ignored', [2, 2]],
+    ['trap: JSON by chance, and a later plain answer is JSON too', [obj, obj], [prose, obj], 'inconclusive', [1, 2]],
+  ] as const)('%s', (_, xs, plain, verdict, used) => {
+    const v = runContrast((w, wo) => judgeJsonObject(w, wo, ok), xs, plain);
+    expect(v.verdict).toBe(verdict);
+    expect(v.used).toEqual(used);
+  });
+
+  it('says the chance it ruled out', () => {
+    const v = runContrast((w, wo) => judgeJsonObject(w, wo, ok), [reply('{"colour":"blue"}'), reply('{"c":1}')], [prose, prose, prose]);
+    expect(v.observed).toContain('every answer on its side, 2 with it and 3 without: a model showing the effect at random does that at most 3.5% of the time');
   });
 });
 

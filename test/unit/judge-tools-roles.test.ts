@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolCallsOf, toolsReach } from '../../suites/support/tools.js';
 import { judgeImage, judgeInstruction, judgeRecall } from '../../suites/support/roles.js';
+import type { Exchange } from '../../src/engine/exchange.js';
+import { runContrast } from '../helpers/contrast.js';
 import { errorIn200, refused, reply } from '../helpers/exchanges.js';
 
 const ok = reply('OK', { usage: [14, 1] });
@@ -71,7 +73,17 @@ describe('judgeRequired', () => {
     ['a refusal, where the tools request answered', refused(400, "Invalid value for 'tool_choice'", { param: 'tool_choice' }), noCall(), weatherCalls, 'rejected'],
     ['a refusal, where the tools request was refused too', refused(400, 'tools unsupported'), refused(400, 'tools unsupported'), weatherCalls, 'inconclusive'],
   ])('%s', (_, x, unneeded, weather, verdict) => {
-    expect(judgeRequired(x, unneeded, weather, ok).verdict).toBe(verdict);
+    // Each answer as often as the contrast asks for it.
+    expect(runContrast((xs, u) => judgeRequired(xs, u, weather, ok), [x, x], [unneeded, unneeded, unneeded]).verdict).toBe(verdict);
+  });
+
+  it('trap: a model that calls a tool at random, on a server that does not force the call, is not honoured from one pair', () => {
+    const judge = (xs: readonly Exchange[], u: readonly Exchange[]) => judgeRequired(xs, u, weatherCalls, ok);
+    // The forced call came by chance; a later unforced answer calls too.
+    expect(runContrast(judge, [forcedCall, forcedCall], [noCall(), forcedCall]).verdict).toBe('inconclusive');
+    // A later forced answer makes no call though the model calls when asked: not forced.
+    expect(runContrast(judge, [forcedCall, noCall()], [noCall(), noCall()]).verdict).toBe('ignored');
+    expect(runContrast(judge, [forcedCall, forcedCall], [noCall(), noCall(), noCall()]).used).toEqual([2, 3]);
   });
 });
 
@@ -87,7 +99,7 @@ describe('judgeNamed', () => {
     ['get_time, but called unforced too', timeCall, timeCall, forcedCall, 'inconclusive'],
     ['a call written as text', words('<tool_call>\n{"name": "get_time", "arguments": {"timezone": "UTC"}}\n</tool_call>'), noCall(), forcedCall, 'ignored'],
   ])('%s', (_, x, unneeded, forced, verdict) => {
-    expect(judgeNamed(x, unneeded, forced, words('no', 30), ok).verdict).toBe(verdict);
+    expect(runContrast((xs, u) => judgeNamed(xs, u, forced, words('no', 30), ok), [x, x], [unneeded, unneeded, unneeded]).verdict).toBe(verdict);
   });
 });
 
@@ -100,7 +112,17 @@ describe('judgeNone and judgeParallel', () => {
     ['an empty answer that ended on its own: no call', reply('', { finish: 'stop' }), weatherCalls, 'honoured'],
     ['an empty answer cut by the limit (a reasoning model): nothing to judge', reply('', { finish: 'length', reasoning: 'thinking' }), weatherCalls, 'inconclusive'],
   ])('none: %s', (_, x, weather, verdict) => {
-    expect(judgeNone(x, weather).verdict).toBe(verdict);
+    expect(runContrast(judgeNone, [x, x], [weather, weather, weather]).verdict).toBe(verdict);
+  });
+
+  it('none, trap: a model that calls the tool half the time, on a server that drops tool_choice', () => {
+    const none = words('It is sunny, I think.');
+    expect(runContrast(judgeNone, [none, forcedCall], [weatherCalls, weatherCalls]).verdict).toBe('ignored');
+    const v = runContrast(judgeNone, [none, none], [weatherCalls, none]);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('the model calls it only sometimes without it');
+    // A cut answer with no call yet: a call could have come after the text.
+    expect(runContrast(judgeNone, [reply('Let me check', { finish: 'length' })], [weatherCalls]).verdict).toBe('inconclusive');
   });
 
   it.each([
@@ -109,7 +131,12 @@ describe('judgeNone and judgeParallel', () => {
     ['one call, one without it too', forcedCall, forcedCall, 'inconclusive'],
     ['a refusal', refused(400, "Unsupported parameter: 'parallel_tool_calls'", { param: 'parallel_tool_calls' }), weatherCalls, 'rejected'],
   ])('parallel: %s', (_, x, weather, verdict) => {
-    expect(judgeParallel(x, weather).verdict).toBe(verdict);
+    expect(runContrast(judgeParallel, [x, x], [weather, weather, weather]).verdict).toBe(verdict);
+  });
+
+  it('parallel, trap: one call by chance where the model makes one or two at random', () => {
+    expect(runContrast(judgeParallel, [forcedCall, forcedCall], [weatherCalls, forcedCall]).verdict).toBe('inconclusive');
+    expect(runContrast(judgeParallel, [forcedCall, weatherCalls], [weatherCalls, weatherCalls]).verdict).toBe('ignored');
   });
 });
 

@@ -31,7 +31,7 @@ describe('plan', () => {
   });
 
   it('leaves the extended tier out of the default selection, and runs it when --probes names it', () => {
-    const extended = ['parameters.user', 'parameters.metadata', 'parameters.stream_options_without_stream', 'roles.empty_content'];
+    const extended = ['parameters.user', 'parameters.metadata', 'parameters.stream_options_without_stream', 'roles.empty_content', 'parameters.top_p', 'parameters.logit_bias', 'reasoning.effort'];
     const byDefault = selectProbes(PROBES, []).map((p) => p.id);
     for (const id of extended) expect(byDefault).not.toContain(id);
     expect(byDefault).toHaveLength(PROBES.length - extended.length);

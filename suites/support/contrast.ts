@@ -1,0 +1,98 @@
+import type { Exchange } from '../../src/engine/exchange.js';
+import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
+import { honoured, inconclusive } from '../../src/engine/verdicts.js';
+import { ALPHA, pct } from './sampling.js';
+
+/**
+ * Contrasts (verdict contract, rules 1 and 6): an effect seen with a parameter and not without it (a JSON
+ * object in JSON mode where the plain prompt gets prose; no tool call under tool_choice "none" where the
+ * model otherwise calls) is chance when the model shows the effect at random, as one at its default
+ * temperature may: a prompt that allows JSON gets JSON half the time; a weak model calls a tool half the
+ * time. Had the parameter done nothing, every answer, with it or without, shows the effect with one
+ * probability p, and `s` answers with it all showing the effect beside `b` without it all lacking it have
+ * probability pˢ(1−p)ᵇ, at most sˢbᵇ/(s+b)^(s+b) whatever p is: 25% for one answer each. Honoured needs
+ * that bound under ALPHA: answers are added, one side then the other, up to 2 with the parameter and 3
+ * without it (3.5%). Any answer on the wrong side decides at once, as the probe's judgement says.
+ */
+export const CONTRAST_MOST = { with: 2, without: 3 } as const;
+
+export type ContrastSide = 'with' | 'without';
+export type Contrast = { verdict: ProbeVerdict } | { more: ContrastSide };
+
+/** The most a parameter that does nothing shows `s` answers with it on its side and `b` without on theirs. */
+export function contrastChance(s: number, b: number): number {
+  return (s ** s * b ** b) / (s + b) ** (s + b);
+}
+
+/**
+ * With every answer so far on its side of the contrast: honoured once chance is ruled out (`observed`
+ * says what was seen), or one more answer, the side without the parameter first.
+ */
+export function contrasted(withN: number, withoutN: number, observed: string): Contrast {
+  const p = contrastChance(withN, withoutN);
+  if (p < ALPHA) {
+    return { verdict: honoured(`${observed}; every answer on its side, ${withN} with it and ${withoutN} without: a model showing the effect at random does that at most ${pct(p)} of the time`) };
+  }
+  if (withoutN <= withN && withoutN < CONTRAST_MOST.without) return { more: 'without' };
+  if (withN < CONTRAST_MOST.with) return { more: 'with' };
+  if (withoutN < CONTRAST_MOST.without) return { more: 'without' };
+  return { verdict: inconclusive(`${observed}; but ${withN} answers with it and ${withoutN} without could be chance (up to ${pct(p)})`) };
+}
+
+/**
+ * Further answers to the request of a shared exchange (the side without the parameter), sent on demand and
+ * shared by every probe that compares with it, so two probes reading the same control pay for it once.
+ */
+export class MoreAnswers {
+  readonly answers: Exchange[] = [];
+  private pending: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ctx: ProbeContext,
+    private readonly body: ChatBody,
+  ) {}
+
+  atLeast(n: number): Promise<Exchange[]> {
+    this.pending = this.pending.then(async () => {
+      while (this.answers.length < n) this.answers.push(await this.ctx.chat(this.body));
+    });
+    return this.pending.then(() => this.answers);
+  }
+}
+
+/** A pool of further answers to `body`, the request `first` (a shared exchange) sends once. */
+export function moreOf(first: SharedExchange<Exchange>, body: ChatBody, maxTokens: number): SharedExchange<MoreAnswers> {
+  const most = CONTRAST_MOST.without - 1;
+  return defineShared({
+    key: `${first.key}.more`,
+    cost: { requests: most, maxTokens: most * maxTokens },
+    make: async (ctx) => new MoreAnswers(ctx, body),
+  });
+}
+
+/**
+ * Runs a contrast: the first answer of each side in hand, `judge` reads every answer so far and decides, or
+ * asks for one more, with the parameter (the probe's own request, sent again) or without it (the pool).
+ */
+export async function decideContrast(
+  ctx: ProbeContext,
+  withParam: { first: Exchange; body: ChatBody },
+  without: { first: Exchange; more: SharedExchange<MoreAnswers> },
+  judge: (withX: readonly Exchange[], withoutX: readonly Exchange[]) => Contrast,
+): Promise<ProbeVerdict> {
+  const w = [withParam.first];
+  let wo = [without.first];
+  for (;;) {
+    const d = judge(w, wo);
+    if ('verdict' in d) return d.verdict;
+    if (d.more === 'with') {
+      w.push(await ctx.chat(withParam.body));
+    } else {
+      const pool = await ctx.shared(without.more);
+      await pool.atLeast(wo.length);
+      // Read again, so this probe's evidence holds the calls the pool made for it.
+      await ctx.shared(without.more);
+      wo = [without.first, ...pool.answers.slice(0, wo.length)];
+    }
+  }
+}
