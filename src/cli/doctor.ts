@@ -17,18 +17,35 @@ const STEPS: { name: string; causes: Cause[] }[] = [
   { name: 'no rate limit, upstream answers', causes: ['rate_limited', 'upstream', 'timeout', 'network'] },
 ];
 
-/** The checklist of one model: each step passes until the one its cause belongs to. */
+/** Causes that leave no HTTP answer: the token, group and quota checks before them were never reached. */
+const NO_ANSWER: readonly Cause[] = ['timeout', 'network', 'interrupted', 'deadline', 'harness'];
+
+/**
+ * The checklist of one model: each step passes until the one its cause belongs to. A step is ✓ only when
+ * an answer showed it: a smoke call with no HTTP answer (a timeout, the run stopped) leaves the token,
+ * group and quota checks unknown (?), and a model called though not listed (--allow-unlisted) says so.
+ */
 export function doctorLines(m: ModelEntry): string[] {
   const lines = [`model ${oneLine(m.id)}`];
+  const failing = m.cause ? STEPS.find((s) => s.causes.includes(m.cause!)) : undefined;
+  const unanswered = m.cause !== undefined && NO_ANSWER.includes(m.cause);
+  const failure = () => [`  ✗ ${failing?.name ?? 'smoke call'}: ${oneLine(m.smoke?.message ?? m.cause!)}`, `    ${ADVICE[m.cause!]}`];
   for (const step of STEPS) {
-    if (m.cause && step.causes.includes(m.cause)) {
-      lines.push(`  ✗ ${step.name}: ${oneLine(m.smoke?.message ?? m.cause)}`, `    ${ADVICE[m.cause]}`);
-      return lines;
+    if (step === failing) return [...lines, ...failure()];
+    if (step === STEPS[0] && !m.listed) {
+      lines.push('  ! not listed by GET /models: called anyway (--allow-unlisted)');
+      continue;
+    }
+    if (unanswered && step !== STEPS[0]) {
+      lines.push(`  ? ${step.name}: not known (no HTTP answer to tell)`);
+      continue;
     }
     const last = step === STEPS.at(-1);
     const detail = last && m.smoke ? `: HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${oneLine(m.smoke.message)})` : ''}` : '';
     lines.push(`  ✓ ${step.name}${detail}`);
   }
+  // A cause no step names (the run stopped, our own failure): said last, never under a ✓.
+  if (m.cause) return [...lines, ...failure()];
   // Not a check that stops an audit: the model is audited with limits. But operators fix it here.
   if (m.smoke?.runaway) lines.push('  ! stops on its own: no answer without a limit within --timeout, one with a limit: check the chat template and EOS token');
   return lines;

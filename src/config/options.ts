@@ -20,8 +20,10 @@ export const AuditFlags = z.object({
   requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
   samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
   retries: z.number().int().min(0).max(10).default(2).describe('Retries of a 429, or a 503 with Retry-After, waiting as the server asks (30 s at most)'),
-  rpm: z.number().positive().optional().describe('Requests per minute at most, for the whole run'),
-  maxDuration: z.number().positive().optional().describe('Seconds the whole run may take; cells not reached by then are reported as not run (cause deadline) and fail'),
+  // Bounded by what a timer holds (2^31 ms, about 24.8 days): past it Node fires at once, which ended the run
+  // at start (--max-duration) or paced nothing (--rpm).
+  rpm: z.number().min(0.001).optional().describe('Requests per minute at most, for the whole run'),
+  maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take; cells not reached by then are reported as not run (cause deadline) and fail'),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
@@ -108,9 +110,12 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
   const apiKey = env[f.apiKeyEnv] || undefined;
   const flaw = apiKey === undefined ? undefined : keyFlaw(apiKey);
   if (flaw) {
+    const v = f.apiKeyEnv;
     throw new CannotTestError(
-      `$${f.apiKeyEnv} ${flaw}: the key is at fault, not the server (no request was sent; the key is not shown)`,
-      `strip it, e.g. export ${f.apiKeyEnv}="$(printf %s "$${f.apiKeyEnv}" | tr -d '[:space:]')" (a trailing line break usually comes from echo or a file read)`,
+      `$${v} ${flaw}: the key is at fault, not the server (no request was sent; the key is not shown)`,
+      flaw.includes('"Bearer"')
+        ? `drop the word, e.g. export ${v}="$(printf %s "$${v}" | sed 's/^[Bb][Ee][Aa][Rr][Ee][Rr][[:space:]]*//')"`
+        : `strip it, e.g. export ${v}="$(printf %s "$${v}" | tr -d '[:space:]')" (a trailing line break usually comes from echo or a file read)`,
     );
   }
   // An empty path (an unset variable in a CI line or a templated config) would quietly mean "none".
@@ -129,6 +134,11 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     if (name.toLowerCase() === 'authorization') {
       throw new CannotTestError('invalid --header: Authorization comes from the key variable (--api-key-env), not from --header');
     }
+    if (MANAGED_HEADERS.has(name.toLowerCase())) {
+      throw new CannotTestError(`invalid --header "${name}": chatprobe's HTTP client sets it for each request (a value given for all of them would break them)`);
+    }
+    // Not echoed: the value may be a secret.
+    if (/[\r\n\0]/.test(value)) throw new CannotTestError(`invalid --header "${name}": its value holds a line break or a NUL (the value is not shown)`);
     headers[name.toLowerCase()] = value;
     if (isSecretHeader(name) && value) secrets.push({ value, label: `the value of --header ${name}` });
   }
@@ -176,9 +186,13 @@ function splitList(values: readonly string[]): string[] {
  * What makes a key unusable as sent, said without the key: whitespace a copy, `echo` or a file read added.
  * No real key holds whitespace, and a header cannot carry a line break.
  */
+/** Headers the HTTP client writes itself, per request and per connection. */
+const MANAGED_HEADERS = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'host', 'te', 'trailer']);
+
 export function keyFlaw(key: string): string | undefined {
   const where = (s: string) => (/[\r\n]/.test(s) ? 'a line break' : 'whitespace');
-  if (/^bearer\s/i.test(key)) return 'starts with the word "Bearer": chatprobe adds it, the variable holds the key alone';
+  // "Bearersk-…" too: what stripping the spaces out of "Bearer sk-…" leaves.
+  if (/^bearer(\s|sk-)/i.test(key)) return 'starts with the word "Bearer": chatprobe adds it, the variable holds the key alone';
   if (/\s$/.test(key)) return `ends with ${where(/\s+$/.exec(key)![0])}`;
   if (/^\s/.test(key)) return `starts with ${where(/^\s+/.exec(key)![0])}`;
   if (/\s/.test(key)) return `holds ${where(key)} inside it`;

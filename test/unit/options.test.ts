@@ -48,6 +48,18 @@ describe('resolveOptions', () => {
     }
     for (const h of ['x-portkey-custom-host: http://127.0.0.1:9/v1', 'x-portkey-provider: openai', 'x-route: blue']) expect(secretOf(h), h).toBe(false);
     expect(failure({ baseUrl: 'http://h/v1', header: ['Authorization: Bearer x'] })).toContain('--api-key-env');
+    // Headers the client writes itself, and values that cannot be sent, are the user's mistake (exit 2), not a network failure.
+    expect(failure({ baseUrl: 'http://h/v1', header: ['Content-Length: 5'] })).toContain('invalid --header "Content-Length": chatprobe\'s HTTP client sets it');
+    expect(failure({ baseUrl: 'http://h/v1', header: ['Host: other'] })).toContain('invalid --header "Host"');
+    const broken = failure({ baseUrl: 'http://h/v1', header: ['X-Token: s3cr3t-value\nX-Evil: 1'] });
+    expect(broken).toContain('line break');
+    expect(broken).not.toContain('s3cr3t');
+  });
+
+  it('bounds --max-duration and --rpm by what a timer holds (past it Node fires at once)', () => {
+    expect(failure({ baseUrl: 'http://h/v1', maxDuration: 9_999_999 })).toContain('--max-duration');
+    expect(failure({ baseUrl: 'http://h/v1', rpm: 0.000001 })).toContain('--rpm');
+    expect(resolve({ baseUrl: 'http://h/v1', maxDuration: 2_000_000, rpm: 0.001 }).maxDurationMs).toBe(2_000_000_000);
   });
 
   it('explains bad base URLs', () => {
@@ -104,6 +116,8 @@ describe('keyFlaw', () => {
     expect(keyFlaw('\tsk-abc123')).toBe('starts with whitespace');
     expect(keyFlaw('sk-abc\n123')).toBe('holds a line break inside it');
     expect(keyFlaw('bearer sk-abc123')).toMatch(/starts with the word "Bearer"/);
+    // What "tr -d [:space:]" leaves of it.
+    expect(keyFlaw('Bearersk-abc123')).toMatch(/starts with the word "Bearer"/);
     for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
   });
 });
