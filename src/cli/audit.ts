@@ -92,11 +92,11 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           }
         },
         onCall: recordCalls(recorder, boundary),
-        onResult: (r, done, total, inFlight) => {
+        onResult: (r, done, total, inFlight, queued) => {
           if (options.quiet) return;
           const cell = boundary.clean(judgeResult(r, baseline));
           if (tty) {
-            const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight });
+            const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight, queued });
             progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));
           } else {
             // Piped: one line per model as its row completes, not one per cell.

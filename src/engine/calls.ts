@@ -133,9 +133,14 @@ export class CallLog {
     return this.cut.has(callId);
   }
 
-  /** Calls waiting for a slot or in flight. */
-  get busy(): number {
-    return this.slots ? this.slots.activeCount + this.slots.pendingCount : 0;
+  /** Calls in flight (holding a slot). */
+  get inFlight(): number {
+    return this.slots?.activeCount ?? 0;
+  }
+
+  /** Calls waiting for a slot. */
+  get queued(): number {
+    return this.slots?.pendingCount ?? 0;
   }
 
   /** One call, and its retries; `slot`: a slot held by sequence(), used instead of waiting for one. */

@@ -23,8 +23,8 @@ import { ReadyQueue } from './queue.js';
 import { LoopLag } from './lag.js';
 
 export interface AuditHooks {
-  /** Called after each result, for progress lines; `inFlight`: calls waiting for a slot or in flight. */
-  onResult?(result: ProbeResult, done: number, total: number, inFlight: number): void;
+  /** Called after each result, for progress lines; `inFlight`: calls holding a slot (at most --concurrency), `queued`: calls waiting for one. */
+  onResult?(result: ProbeResult, done: number, total: number, inFlight: number, queued: number): void;
   onPlan?(models: readonly PlannedModel[], probes: readonly ProbeDefinition[]): void;
   /** Each call as it completes, with its bodies (capped): the CLI records them in exchanges.har. */
   onCall?(call: RecordedCall): void;
@@ -204,7 +204,7 @@ export async function runAudit(
     let done = 0;
     const emit = (r: ProbeResult) => {
       results.push(r);
-      hooks.onResult?.(r, ++done, total, log.busy);
+      hooks.onResult?.(r, ++done, total, log.inFlight, log.queued);
     };
     const states = plan.models.map((m, order): ModelState => {
       const state: ModelState = {
@@ -278,7 +278,7 @@ export async function runAudit(
       }
       state.shared.clear();
       done += modelProbes.length;
-      hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total, log.busy);
+      hooks.onResult?.(rowAsResult(state.entry, EVERY_PROBE)!, done, total, log.inFlight, log.queued);
     };
 
     // Phase 1: a lane per model. Its smoke call decides whether the row is probed, and it is the control

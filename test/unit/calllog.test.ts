@@ -42,7 +42,11 @@ const get = (log: CallLog, tag: string, slot?: HeldSlot) => log.send({ method: '
 describe('CallLog request slots', () => {
   it('holds --concurrency requests in flight at most, however many calls wait', async () => {
     const { log, close } = open(2);
-    const all = await Promise.all(Array.from({ length: 12 }, (_, i) => get(log, `r${i}`)));
+    const calls = Array.from({ length: 12 }, (_, i) => get(log, `r${i}`));
+    // What the live line shows: two in flight, the other ten waiting for a slot.
+    expect([log.inFlight, log.queued]).toEqual([2, 10]);
+    const all = await Promise.all(calls);
+    expect([log.inFlight, log.queued]).toEqual([0, 0]);
     await close();
     expect(all.every((x) => x.status === 200)).toBe(true);
     expect(arrived).toHaveLength(12);

@@ -200,6 +200,8 @@ describe('console', () => {
     const r = sampleReport().results[0]!;
     expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 7 })).toBe(`10 s · 7 in flight · [25/100] · about 30 s left · ${r.model} ${r.probe}: ${r.verdict}`);
     expect(progressLine(r, 100, 100, { elapsedMs: 40_000, inFlight: 0 })).not.toContain('left');
+    // Calls waiting for a slot are not in flight: --concurrency 4 never shows more than 4 there.
+    expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 4, queued: 18 })).toContain('4 in flight, 18 queued · [25/100]');
   });
 
   it('counts piped progress per row and speaks once the row is complete (a stopped row at once)', () => {

@@ -171,9 +171,9 @@ function findingLine(r: ProbeResult, paint: Painter, cut: (text: string) => stri
 }
 
 /** The live line of a terminal: where the run is, what is in flight, and about how long is left. */
-export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number }): string {
+export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number; queued?: number }): string {
   const left = done > 0 && done < total ? ` · about ${Math.ceil((stats.elapsedMs * (total - done)) / done / 1000)} s left` : '';
-  return `${(stats.elapsedMs / 1000).toFixed(0)} s · ${stats.inFlight} in flight · [${done}/${total}]${left} · ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+  return `${(stats.elapsedMs / 1000).toFixed(0)} s · ${stats.inFlight} in flight${stats.queued ? `, ${stats.queued} queued` : ''} · [${done}/${total}]${left} · ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
 }
 
 /**
