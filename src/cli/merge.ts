@@ -8,9 +8,11 @@ import { summarise } from '../report/summary.js';
 import { ensureDir, writeReports } from '../report/write.js';
 import { eachHarEntry, HAR_FILE, HarWriter } from '../report/har.js';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
+import { CannotTestError } from '../engine/errors.js';
+import { oneLine } from '../boundary/text.js';
 import { EXIT } from './exit.js';
 import { cannotTest, displayPath, err, out, terminalColumns } from './output.js';
 
@@ -41,6 +43,10 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
   process.on('SIGINT', quit);
   process.on('SIGTERM', quit);
   try {
+    // The merged reports would replace a shard's own: merging again would then fail on a folder that is no shard.
+    const target = resolve(args.out);
+    const own = dirs.find((d) => resolve(d) === target);
+    if (own !== undefined) throw new CannotTestError(`--out ${oneLine(displayPath(args.out))} is one of the shard folders merged: its reports would be replaced`, 'write the merged reports to a folder of their own, e.g. --out reports');
     const runs = await Promise.all(dirs.map(readRunFiles));
     // The reports were redacted when written and no secret is known here; the boundary still bounds and
     // shows what a report file carries, which may have been edited by hand.

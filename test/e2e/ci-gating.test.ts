@@ -165,6 +165,12 @@ describe('shards and merge', () => {
     expect(shardModels.flat().sort()).toEqual((await readReport(join(dir, 'full'))).models.map((m) => m.id).sort());
     expect(shardModels.every((ids) => ids.length > 0)).toBe(true);
 
+    // Into one of its own shard folders: refused before anything is read or written (the shard is kept).
+    const before = await readFile(join(dir, 's1', 'report.json'), 'utf8');
+    const intoShard = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), '--out', `${join(dir, 's1')}/`]);
+    expect(intoShard.code).toBe(2);
+    expect(intoShard.stderr).toContain('is one of the shard folders merged');
+    expect(await readFile(join(dir, 's1', 'report.json'), 'utf8')).toBe(before);
     const merged = await runCli(['merge', join(dir, 's3'), join(dir, 's1'), join(dir, 's2'), '--out', join(dir, 'merged')]);
     expect(merged.code, merged.stderr).toBe(0);
     const full = await readReport(join(dir, 'full'));
