@@ -68,7 +68,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       ...(options.updateBaseline ? { baseline: baselinePath } : {}),
       ...(env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? { summary: env.GITHUB_STEP_SUMMARY } : {}),
     });
-    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES.map((p) => p.id)) : undefined;
+    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, PROBES) : undefined;
     // Every call as it completes, through the output boundary, into exchanges.har (report/har.ts).
     har = new HarWriter(join(options.out, HAR_FILE), VERSION);
     const recorder = har;
@@ -146,6 +146,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       if (kept + none > 0) {
         say(`${kept + none} error cell(s) not stored as expected: ${kept} keep their previous expectation, ${none} have none (an error is never the norm)\n`);
       }
+      const rows = next.heldBack.rows;
+      if (rows.kept.length > 0) say(`not probed, so not stored: ${rows.kept.map(oneLine).join(', ')} (every cell keeps its previous expectation)\n`);
+      if (rows.none.length > 0) say(`not probed, so not stored: ${rows.none.map(oneLine).join(', ')} (no expectation yet: run --update-baseline again once it answers)\n`);
       say(`baseline written: ${displayPath(path)}\n`);
     }
     return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });

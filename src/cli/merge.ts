@@ -53,7 +53,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     const boundary = new Boundary();
     const merged = mergeRuns(runs);
     // Judged again, not copied: a shard's stored outcomes may come from another baseline, or none.
-    const baseline = args.baseline ? loadBaseline(args.baseline, PROBES.map((p) => p.id)) : undefined;
+    const baseline = args.baseline ? loadBaseline(args.baseline, PROBES) : undefined;
     const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
     // The shards' recorded exchanges (their call ids carry the shard: s2c14) become the merged run's.
     await ensureDir(args.out);

@@ -38,7 +38,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     // A baseline gates a gateway's deploys as it gates an audit: fail only on what got worse.
     const baselinePath = options.baseline ?? PASSTHROUGH_BASELINE;
     await checkOutputs({ out: options.out, ...(options.updateBaseline ? { baseline: baselinePath } : {}) });
-    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, passthroughProbes().map((p) => p.id)) : undefined;
+    const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, passthroughProbes()) : undefined;
     har = new HarWriter(join(options.out, HAR_FILE), VERSION);
     const recorder = har;
     if (!options.quiet) err(`passthrough: ${options.models.length} model(s) through ${options.baseUrl} to chatprobe upstream at ${args.upstream}\n`);

@@ -353,6 +353,27 @@ describe('fail before spending', () => {
   });
 });
 
+describe('a baseline written while models fail their smoke call', () => {
+  it('says which rows were not stored, and whether they keep what they had', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('gateway-causes'), apiKey: KEY });
+    try {
+      const dir = await tempDir();
+      const baseline = join(dir, 'b.json');
+      const args = ['--base-url', server.url, '--models', 'gpt-4o', 'claude-opus', '--probes', 'chat.basic', '--baseline', baseline, '--update-baseline'];
+      const first = await runCli([...args, '--out', join(dir, 'r1')], env);
+      expect(first.stderr).toContain('not probed, so not stored: claude-opus (no expectation yet: run --update-baseline again once it answers)');
+      const saved = JSON.parse(await readFile(baseline, 'utf8')) as { schemaVersion: 1; cells: Record<string, Record<string, string>> };
+      expect(Object.keys(saved.cells)).toEqual(['gpt-4o']);
+      await writeFile(baseline, JSON.stringify({ ...saved, cells: { ...saved.cells, 'claude-opus': { 'chat.basic': 'pass' } } }));
+      const again = await runCli([...args, '--out', join(dir, 'r2')], env);
+      expect(again.stderr).toContain('not probed, so not stored: claude-opus (every cell keeps its previous expectation)');
+      expect((JSON.parse(await readFile(baseline, 'utf8')) as typeof saved).cells['claude-opus']).toEqual({ 'chat.basic': 'pass' });
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('baseline rules', () => {
   let server: ReferenceServer;
   beforeAll(async () => {
@@ -382,6 +403,7 @@ describe('baseline rules', () => {
   it.each([
     ['an unknown probe', { 'param.max_tokens': 'honoured' }, /unknown probe\(s\) param\.max_tokens[\s\S]*valid probes: .*parameters\.max_tokens/],
     ['an unknown verdict', { 'chat.basic': 'passed' }, /valid verdicts: honoured, ignored, rejected, accepted, pass, warn, fail, inconclusive, error/],
+    ['a verdict of the other kind (every run would be a regression)', { 'chat.basic': 'honoured', 'parameters.n': ['honoured', 'pass'] }, /at cells\.stalls\.chat\.basic: "honoured" is no verdict of a conformance probe \(pass, warn, fail, inconclusive, error\)/],
   ])('refuses a baseline naming %s, listing the valid values', async (_name, cells, reason) => {
     const dir = await tempDir();
     await writeFile(join(dir, 'b.json'), JSON.stringify({ schemaVersion: 1, cells: { stalls: cells } }));
