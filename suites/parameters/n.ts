@@ -4,7 +4,11 @@ import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/
 import { readChoices } from '../../src/spec/completion.js';
 import { LIMITS, user } from '../support/prompts.js';
 
-/** n: 2 asks the server for two choices: a mechanical effect, which no model can show by chance. */
+/**
+ * n: 2 asks the server for two choices: a mechanical effect, which no model can show by chance. The
+ * negative control is the smoke call (the same prompt without n): a server that answers two choices
+ * whatever n says shows nothing of n.
+ */
 export function judgeN(x: Exchange, control: Exchange): ProbeVerdict {
   if (!x.ok) return refusal(x, control, 'n: 2', 'n');
   const none = unreadable(x, 'choice');
@@ -13,7 +17,11 @@ export function judgeN(x: Exchange, control: Exchange): ProbeVerdict {
   const indexes = choices.map((c) => c.index).sort();
   const seen = `${choices.length} choice(s) with indexes ${JSON.stringify(indexes)}`;
   if (choices.length === 1) return ignored(`expected 2 choices, got ${seen}`);
-  if (choices.length === 2 && indexes[0] === 0 && indexes[1] === 1) return honoured(`expected 2 choices indexed 0 and 1; got ${seen}`);
+  if (choices.length === 2 && indexes[0] === 0 && indexes[1] === 1) {
+    const without = control.ok ? readChoices(control.json).length : 0;
+    if (without !== 1) return inconclusive(`expected 2 choices indexed 0 and 1, got ${seen}; but the same prompt without n got ${without} choice(s), not one, so the two may not come from n`);
+    return honoured(`expected 2 choices indexed 0 and 1; got ${seen}, where the same prompt without n gets one`);
+  }
   return inconclusive(`expected 2 choices indexed 0 and 1, got ${seen}`);
 }
 

@@ -82,8 +82,9 @@ describe('judgeN', () => {
     ['two choices both indexed 0', (() => { const x = reply('OK', { more: [{ content: 'OK' }] }); (x.json as { choices: { index: number }[] }).choices[1]!.index = 0; return x; })(), 'inconclusive'],
     ['an error in a 200', errorIn200(), 'inconclusive'],
     ['"n must be at most 1"', refused(400, 'n must be at most 1', { param: 'n' }), 'rejected'],
-  ])('%s', (_, x, verdict) => {
-    expect(judgeN(x, ok).verdict).toBe(verdict);
+    ['trap: a server that answers two choices whatever n says (the smoke call got two)', reply('OK', { more: [{ content: 'OK' }] }), 'inconclusive', reply('OK', { more: [{ content: 'OK' }] })],
+  ] as [string, ReturnType<typeof reply>, string, ReturnType<typeof reply>?][])('%s', (_, x, verdict, control = ok) => {
+    expect(judgeN(x, control).verdict).toBe(verdict);
   });
 });
 
