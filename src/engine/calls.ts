@@ -4,6 +4,7 @@ import { HttpClient, stopFailure, type HttpRequest, type HttpResponse } from '..
 import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
+import { errorIn2xx } from '../spec/completion.js';
 import { clip } from '../boundary/text.js';
 import { capBody, type RecordedCall } from '../report/har.js';
 import { Slots } from './slots.js';
@@ -99,6 +100,8 @@ export class CallLog {
   private readonly slots: Slots | undefined;
   /** The calls that failed once the run was stopped: cut short by the stop, or never sent because of it. */
   private readonly cut = new Set<string>();
+  /** Calls answered with a 2xx that carried an error body. */
+  private readonly errorBodies = new Set<string>();
 
   constructor(
     private readonly client: HttpClient,
@@ -131,6 +134,11 @@ export class CallLog {
    */
   cutByStop(callId: string): boolean {
     return this.cut.has(callId);
+  }
+
+  /** Whether the call got a 2xx carrying an error body (`{"error": …}`, `"success": false`). */
+  errorBodyIn2xx(callId: string): boolean {
+    return this.errorBodies.has(callId);
   }
 
   /** Calls in flight (holding a slot). */
@@ -245,6 +253,7 @@ export class CallLog {
     if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
+    else if (errorIn2xx(x.json)) this.errorBodies.add(id);
     for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = x.headers[name]!;
     this.trace.push(record);
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));

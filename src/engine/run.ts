@@ -258,6 +258,7 @@ export async function runAudit(
       // calls that had all answered (the smoke call alone, say) keeps its verdict: nothing of it was cut.
       const stop = stopped();
       if (stop && (threw || evidence.some((id) => log.cutByStop(id)))) verdict = stop;
+      else if (verdict.verdict === 'inconclusive') verdict = withErrorBodies(verdict, evidence, log);
       emit(result(resultModel, p, verdict, distinct(evidence), performance.now() - t));
       release(state);
     };
@@ -601,6 +602,18 @@ export function probeInfo(p: ProbeDefinition): ProbeInfo {
 }
 
 /** The call ids in their first order, each once (a probe's few need no Set). */
+/**
+ * An inconclusive cell whose evidence holds a 2xx carrying an error body says so, as a finding, whichever
+ * judgement found the answer unreadable: the error in the success is the endpoint's fault, and the reason
+ * nothing could be judged.
+ */
+function withErrorBodies(v: ProbeVerdict, evidence: readonly string[], log: CallLog): ProbeVerdict {
+  if (v.findings?.some((f) => f.code === 'error_in_2xx')) return v;
+  const calls = evidence.filter((id) => log.errorBodyIn2xx(id));
+  if (calls.length === 0) return v;
+  return { ...v, findings: [...(v.findings ?? []), { severity: 'warn', code: 'error_in_2xx', message: `an error body in a 2xx answer (${distinct(calls).join(', ')}): clients read it as a success` }] };
+}
+
 function distinct(ids: readonly string[]): string[] {
   if (ids.length > 32) return [...new Set(ids)];
   const out: string[] = [];

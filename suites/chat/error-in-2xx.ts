@@ -1,6 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, unjudgeable } from '../../src/engine/verdicts.js';
 import { errorIn2xx } from '../../src/spec/completion.js';
+import { isObject } from '../../src/spec/stream.js';
 
 export default defineProbe({
   id: 'chat.error_in_2xx',
@@ -14,6 +15,8 @@ export default defineProbe({
     const unusable = unjudgeable(x, 'a 2xx chat completion');
     if (unusable) return unusable;
     const problem = errorIn2xx(x.json);
+    // A body that is no JSON object carries no error member, and no answer either: chat.basic says what it is.
+    if (!problem && !isObject(x.json)) return { verdict: 'inconclusive', observed: `HTTP ${x.status} with ${x.json === undefined ? 'a body that is not JSON' : 'JSON that is not an object'}: no error member to look for, and no answer (see chat.basic)` };
     return conformance(problem ? [fail('error_in_2xx', `HTTP ${x.status}, but ${problem}`)] : [], `HTTP ${x.status} with an answer, no error member`);
   },
 });

@@ -1,5 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, conformanceFailure, fail, warn } from '../../src/engine/verdicts.js';
+import { errorIn2xx } from '../../src/spec/completion.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 
 export default defineProbe({
@@ -15,6 +16,8 @@ export default defineProbe({
     if (!streamed) return conformanceFailure(x, 'a 2xx event stream');
     const got = `content-type "${x.contentType || 'none'}"`;
     if (x.isEventStream) return conformance([], got);
+    const error = errorIn2xx(x.json);
+    if (error) return conformance([fail('error_in_2xx', `expected text/event-stream, got an error inside an HTTP ${x.status} (${got}): ${error}`)], '');
     if (x.json !== undefined) return conformance([fail('json_body', `expected text/event-stream, got one JSON body (${got}): the stream flag was ignored`)], '');
     if (x.assembled) {
       // The body is SSE under another type: the OpenAI SDK reads it, stricter SSE clients refuse it.

@@ -2,6 +2,7 @@ import type { Exchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
+import { errorIn2xx } from '../../src/spec/completion.js';
 
 /** Causes that say nothing about how the endpoint treats the request: the probe could not run. */
 const OUTSIDE = new Set(['rate_limited', 'quota', 'timeout', 'network']);
@@ -17,7 +18,11 @@ export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) =>
   const shape = x.errorShape ?? 'none';
   const findings: Finding[] = [note('shape', `error shape: ${shape}`)];
   let v: ProbeVerdict;
-  if (status >= 200 && status < 300) {
+  const inBody = status >= 200 && status < 300 ? errorIn2xx(x.json) : undefined;
+  if (inBody) {
+    // Refused, but inside a success: neither accepted nor answered by another model, and clients read it as an answer.
+    v = conformance([fail('error_in_2xx', `expected a 4xx for ${what}, got it refused inside an HTTP ${status} (${inBody}): clients read it as a success`)], '');
+  } else if (status >= 200 && status < 300) {
     v = conformance([fail('accepted', on2xx ? on2xx(x) : `expected a 4xx for ${what}, got HTTP ${status}: the invalid request was accepted`)], '');
   } else if (status >= 500) {
     v = conformance([...findings, fail('server_error', `expected a 4xx for ${what}, got ${describeFailure(x)}: clients and SDKs retry 5xx`)], '');

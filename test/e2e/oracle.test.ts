@@ -92,6 +92,12 @@ describe.each(apiProfiles)('profile %s', (name) => {
     for (const p of targetProbes) expect(md, p).toContain(`| \`${p}\` | `);
   });
 
+  it.runIf(name === 'broken-gateway')('says an error body in a 2xx wherever it made a cell inconclusive, whichever judgement read it', () => {
+    const cells = report.results.filter((x) => x.verdict === 'inconclusive' && x.model === 'err-in-200');
+    expect(cells.length).toBeGreaterThan(5);
+    for (const r of cells) expect(r.findings.map((f) => f.code), r.probe).toContain('error_in_2xx');
+  });
+
   it('caps every request but the smoke calls\' first tries (verdict contract, rule 7)', () => {
     const chats = server.received.filter((r) => r.path === '/v1/chat/completions');
     expect(chats.length).toBeGreaterThan(0);

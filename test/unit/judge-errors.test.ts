@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { judgeOutOfRange, OUT_OF_RANGE, type OutOfRangeTry } from '../../suites/errors/out-of-range.js';
+import { judgeRefusal } from '../../suites/support/refusals.js';
 import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
 
 type Param = (typeof OUT_OF_RANGE)[number]['param'];
@@ -83,5 +84,27 @@ describe('errors.out_of_range', () => {
   it('is an error with the cause when no value could be tested', () => {
     const all = judgeOutOfRange(tries({ temperature: limited(429), top_p: limited(429), max_tokens: limited(429), n: limited(429) }));
     expect(all).toMatchObject({ verdict: 'error', cause: 'rate_limited' });
+  });
+});
+
+describe('judgeRefusal (errors.unknown_model, missing_messages, wrong_type, invalid_role)', () => {
+  const judge = (x: Exchange) => judgeRefusal(x, 'the unknown model', (ok) => `expected a 4xx, got HTTP ${ok.status} answered by ${JSON.stringify((ok.json as { model?: unknown }).model ?? null)}: silent substitution`);
+
+  it('passes a 4xx in the OpenAI envelope', () => {
+    expect(judge(refused(404, 'The model does not exist')).verdict).toBe('pass');
+  });
+
+  it('calls an answer from another model a silent substitution', () => {
+    const v = judge(reply('OK'));
+    expect(v.verdict).toBe('fail');
+    expect(v.findings?.map((f) => f.code)).toEqual(['accepted']);
+  });
+
+  it('trap: an error inside a 200 is a refusal clients read as a success, not an answer nor an accepted request', () => {
+    const v = judge(errorIn200('model not found'));
+    expect(v.verdict).toBe('fail');
+    expect(v.findings?.map((f) => f.code)).toEqual(['error_in_2xx']);
+    expect(v.observed).toContain('refused inside an HTTP 200');
+    expect(v.observed).not.toContain('substitution');
   });
 });
