@@ -1,4 +1,4 @@
-import { bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { readSse, SseReader, type SseFacts } from '../http/sse.js';
 import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
@@ -60,6 +60,8 @@ export interface StreamExchange extends Exchange {
   ttftMs: number | undefined;
   /** Gaps between consecutive content chunks, ms. */
   gapsMs: number[];
+  /** The server kept the stream open after `[DONE]`, and chatprobe stopped reading (http/client.ts AFTER_END_MS). */
+  leftOpen?: boolean;
 }
 
 /** Nesting deeper than this is not parsed (a chat completion is a dozen levels deep). */
@@ -153,6 +155,11 @@ export class StreamSink implements BodySink {
 
   end(at: number): void {
     this.reader.end(at);
+  }
+
+  /** `[DONE]` came: the stream said its last word. */
+  get finished(): boolean {
+    return this.assembler.result.done;
   }
 
   private keepText(t: string): void {
@@ -282,6 +289,7 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
   const cut = sunk?.recordCut;
   const base = toExchange(callId, req, res, sunk ? { text: sunk.text, cut: cut !== undefined } : undefined);
   if (cut) base.cuts.push(cut);
+  if (res.leftOpen) base.cuts.push(`the server kept the stream open after data: [DONE]; chatprobe stopped reading ${AFTER_END_MS / 1000} s later, as a client that stops at [DONE] does`);
   const isEventStream = base.contentType.includes('text/event-stream');
   // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
   // An SSE body under another content type is read too, as the OpenAI SDK reads it.
@@ -323,6 +331,7 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
   x.assembled = assembled;
   x.ttftMs = assembled.firstContentAt;
   x.gapsMs = gapsMs;
+  if (res.leftOpen) x.leftOpen = true;
   return x;
 }
 

@@ -73,7 +73,13 @@ export interface BodySink {
   start(status: number, headers: Record<string, string>): boolean;
   push(bytes: Uint8Array, at: number): void;
   end(at: number): void;
+  /** Whether the body has said its own last word (an event stream's `[DONE]`): the client then waits
+   *  AFTER_END_MS more for the server to end it, and ends the read itself if it does not. */
+  readonly finished?: boolean;
 }
+
+/** How long a body that said its last word may stay open before chatprobe stops reading it. */
+export const AFTER_END_MS = 2000;
 
 export interface HttpResponse {
   status: number | undefined;
@@ -93,6 +99,9 @@ export interface HttpResponse {
   transport?: TransportFailure;
   /** The connection closed before any answer and the request went again on a new one: why. */
   resent?: string;
+  /** The body said its last word (the sink's `finished`) but did not end within AFTER_END_MS: chatprobe
+   *  stopped reading it then, as a client that stops at `[DONE]` does. Not a transport failure. */
+  leftOpen?: boolean;
 }
 
 export interface HttpClientOptions {
@@ -152,12 +161,15 @@ class Call implements Dispatcher.DispatchHandler {
   private reason: Error | undefined;
   private settled = false;
   private readonly timer: NodeJS.Timeout;
+  /** Started when the sink's body said its last word; ends the read if the server does not. */
+  private lingering: NodeJS.Timeout | undefined;
+  private leftOpen = false;
 
   constructor(
     private readonly cap: number,
     private readonly sink: BodySink | undefined,
     private readonly sentBody: string | undefined,
-    timeoutMs: number,
+    private readonly timeoutMs: number,
     private readonly live: Set<Call>,
     /** Called once, with the response: from undici's callbacks, so it must only hand the response on. */
     private readonly resolve: (res: HttpResponse) => void,
@@ -196,6 +208,13 @@ class Call implements Dispatcher.DispatchHandler {
     if (this.sunk) {
       this.bytes += chunk.length;
       this.sink!.push(chunk, this.elapsed());
+      if (this.sink!.finished && !this.lingering) {
+        this.lingering = setTimeout(() => {
+          this.leftOpen = true;
+          this.finish();
+          controller.abort(CAPPED);
+        }, Math.min(AFTER_END_MS, this.timeoutMs));
+      }
       return;
     }
     const room = this.cap - this.bytes;
@@ -223,6 +242,7 @@ class Call implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
+    if (this.lingering) clearTimeout(this.lingering);
     this.live.delete(this);
     const durationMs = this.elapsed();
     if (this.sunk) {
@@ -245,6 +265,7 @@ class Call implements Dispatcher.DispatchHandler {
       sentBody: this.sentBody,
     };
     if (this.sunk) res.sunk = true;
+    if (this.leftOpen) res.leftOpen = true;
     if (err) res.transport = describeTransportFailure(err);
     this.resolve(res);
   }

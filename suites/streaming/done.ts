@@ -20,7 +20,9 @@ export default defineProbe({
     if (s.chunkCount === 0 && s.afterDone > 0) {
       return conformance([fail('done_first', `the stream began with data: [DONE]: clients stop there and read none of the ${s.afterDone} event(s) after it`)], '');
     }
-    if (s.afterDone > 0) return conformance([warn('after_done', `${s.afterDone} event(s) after [DONE]`)], '');
-    return conformance([], 'data: [DONE] ends the stream');
+    const findings = s.afterDone > 0 ? [warn('after_done', `${s.afterDone} event(s) after [DONE]`)] : [];
+    // OpenAI's SDKs stop at [DONE]; a client that reads to the end of the body waits on.
+    if (x.leftOpen) findings.push(warn('left_open', 'the server kept the stream open after data: [DONE] (chatprobe stopped reading 2 s later): a client that reads to the end of the body, not to [DONE], hangs'));
+    return conformance(findings, 'data: [DONE] ends the stream');
   },
 });

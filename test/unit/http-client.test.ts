@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyText, deadlineSignal, HttpClient } from '../../src/http/client.js';
+import { StreamSink } from '../../src/engine/exchange.js';
 
 const KEY = 'sk-http-client-test';
 let server: Server;
@@ -50,6 +51,12 @@ beforeAll(async () => {
       case '/v1/stall':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: {}\n\n');
+        stalled.push(res);
+        return;
+      case '/v1/done-open':
+        // The whole stream, [DONE] included, and then the body never ends.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"choices":[{"index":0,"delta":{"content":"OK"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n');
         stalled.push(res);
         return;
       case '/v1/trickle': {
@@ -279,6 +286,19 @@ describe('HttpClient', () => {
     expect((await first).transport?.code).toBe('timeout');
     expect(order).toEqual(['second', 'first']);
     await c.close();
+  });
+
+  it('stops reading a stream the server keeps open after [DONE], as a client that stops there does: no timeout, and it says so', async () => {
+    const c = client({ timeoutMs: 30_000 });
+    const sink = new StreamSink();
+    const res = await c.send({ method: 'POST', path: '/done-open', body: {}, sink });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(res.transport).toBeUndefined();
+    expect(res.leftOpen).toBe(true);
+    expect(sink.assembled.done).toBe(true);
+    // AFTER_END_MS after [DONE], not --timeout.
+    expect(res.durationMs).toBeLessThan(10_000);
   });
 
   it('answers when the reader of a stream fails at its end, and says why', async () => {
