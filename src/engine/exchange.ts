@@ -1,4 +1,5 @@
 import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { decodeResponse } from '../http/encoding.js';
 import { readSse, SseReader, type SseFacts } from '../http/sse.js';
 import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
@@ -48,6 +49,8 @@ export interface Exchange {
   errorShape: ErrorShape | undefined;
   /** Why the call failed, when the failure is not attributable to the request (auth, quota, 5xx, …). */
   cause: Cause | undefined;
+  /** The Content-Encoding the body came in, decoded by chatprobe as clients decode it (http/encoding.ts). */
+  encoding?: string;
   /** For a probe request answered with a 5xx and sent once more: what the first try got. */
   firstTry?: { status: number | undefined; message: string | undefined };
 }
@@ -145,8 +148,10 @@ export class StreamSink implements BodySink {
     private readonly recordEvents = true,
   ) {}
 
-  start(status: number): boolean {
-    return status >= 200 && status < 300;
+  /** A 2xx is read as it comes; a compressed one is left to the capped read, and decoded whole (http/encoding.ts). */
+  start(status: number, headers: Record<string, string>): boolean {
+    const encoding = headers['content-encoding'];
+    return status >= 200 && status < 300 && (encoding === undefined || encoding.trim().toLowerCase() === 'identity');
   }
 
   push(bytes: Uint8Array, at: number): void {
@@ -199,8 +204,10 @@ const NOT_BLANK = /\S/;
  * One answer as probes read it. `sunk` is the record a StreamSink kept of a body it read as it came: its
  * text, and whether that text is the body's first part only.
  */
-export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, sunk?: { text: string; cut: boolean }): Exchange {
-  let text = sunk?.text ?? bodyText(res.chunks);
+export function toExchange(callId: string, req: HttpRequest, raw: HttpResponse, sunk?: { text: string; cut: boolean }): Exchange {
+  const res = sunk ? raw : decodeResponse(raw);
+  // Compressed bytes that did not decode are no text to read.
+  let text = sunk?.text ?? (res.undecodable ? '' : bodyText(res.chunks));
   let truncated = res.truncated || (sunk?.cut ?? false);
   let unparsed: string | undefined;
   const contentType = (res.headers['content-type'] ?? '').toLowerCase();
@@ -210,7 +217,8 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   const bom = text.charCodeAt(0) === 0xfeff;
   const cuts: string[] = [];
   // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
-  if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
+  if (res.undecodable) parseError = res.undecodable;
+  else if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
   else if (!req.deepJson && text.length > DEPTH_CHECKED_CHARS && jsonDepthOver(text, MAX_JSON_DEPTH)) {
     // A million nested arrays are a hundred megabytes once parsed: such a body is not parsed at all, and
     // that is our limit, never the server's failure.
@@ -281,11 +289,13 @@ export function toExchange(callId: string, req: HttpRequest, res: HttpResponse, 
   };
   // Set apart, not spread into the literal: a spread makes V8 add every later field one by one.
   if (unparsed) x.unparsed = unparsed;
+  if (res.encoding) x.encoding = res.encoding;
   return x;
 }
 
-export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResponse, sink?: StreamSink): StreamExchange {
-  const sunk = res.sunk && sink ? sink : undefined;
+export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResponse, sink?: StreamSink): StreamExchange {
+  const sunk = raw.sunk && sink ? sink : undefined;
+  const res = sunk ? raw : decodeResponse(raw);
   const cut = sunk?.recordCut;
   const base = toExchange(callId, req, res, sunk ? { text: sunk.text, cut: cut !== undefined } : undefined);
   if (cut) base.cuts.push(cut);
@@ -332,6 +342,12 @@ export function toStreamExchange(callId: string, req: HttpRequest, res: HttpResp
   x.ttftMs = assembled.firstContentAt;
   x.gapsMs = gapsMs;
   if (res.leftOpen) x.leftOpen = true;
+  if (res.encoding) {
+    // Decoded whole once it ended: when each part came is not known.
+    x.ttftMs = undefined;
+    x.gapsMs = [];
+    base.cuts.push(`the stream came ${res.encoding}-encoded: chatprobe decoded it whole once it ended, so when each part arrived is not known`);
+  }
   return x;
 }
 

@@ -99,6 +99,10 @@ export interface HttpResponse {
   transport?: TransportFailure;
   /** The connection closed before any answer and the request went again on a new one: why. */
   resent?: string;
+  /** The Content-Encoding the body came in, once http/encoding.ts decoded it (`chunks` then hold it decoded). */
+  encoding?: string;
+  /** Why an encoded body could not be decoded (an encoding chatprobe does not know, a broken stream). */
+  undecodable?: string;
   /** The body said its last word (the sink's `finished`) but did not end within AFTER_END_MS: chatprobe
    *  stopped reading it then, as a client that stops at `[DONE]` does. Not a transport failure. */
   leftOpen?: boolean;

@@ -27,6 +27,7 @@ export default defineProbe({
     const x = await plainStream(ctx);
     const unusable = unusableStream(x, 'incremental delivery');
     if (unusable) return unusable;
+    if (x.encoding) return inconclusive(`the stream came ${x.encoding}-encoded: chatprobe decoded it whole once it ended, so when each chunk arrived is not known`);
     const times = x.assembled!.contentTimes;
     const window = arrivalWindow(x.startedAt, times);
     return judgeBuffered(times, window ? ctx.loopLagMs(...window) : 0);
