@@ -42,15 +42,15 @@ afterAll(async () => {
 
 describe('diagnostics that point the right way', () => {
   it.each([
-    ['a trailing line break', `${KEY}\n`, /\$OPENAI_API_KEY ends with a line break: the key is at fault/],
-    ['a leading space', ` ${KEY}`, /\$OPENAI_API_KEY starts with whitespace/],
-    ['the word Bearer', `Bearer ${KEY}`, /starts with the word "Bearer": chatprobe adds it/],
-  ])('names a key with %s as the key’s fault, sends nothing, and never shows it', async (_what, key, message) => {
+    ['a trailing line break', `${KEY}\n`, /\$OPENAI_API_KEY ends with a line break: the key is at fault/, /hint: strip it/],
+    ['a leading space', ` ${KEY}`, /\$OPENAI_API_KEY starts with whitespace/, /hint: strip it/],
+    ['the word Bearer', `Bearer ${KEY}`, /starts with the word "Bearer": chatprobe adds it/, /hint: drop the word/],
+  ])('names a key with %s as the key’s fault, sends nothing, and never shows it', async (_what, key, message, hint) => {
     const before = plain.received.length;
     const run = await runCli(['--base-url', plain.url, '--out', await tempDir()], { OPENAI_API_KEY: key });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
-    expect(run.stderr).toMatch(/hint: strip it/);
+    expect(run.stderr).toMatch(hint);
     expect(plain.received.length).toBe(before);
     expect(run.stdout + run.stderr).not.toContain(KEY.slice(3, 15));
   });
