@@ -1,4 +1,5 @@
 import { oneLine } from '../boundary/text.js';
+import { REDACTED } from '../boundary/secrets.js';
 import type { ProbeResult, Report } from './model.js';
 import { cellText } from './style.js';
 import { EVERY_PROBE, rowAsResult } from './view.js';
@@ -10,6 +11,8 @@ export interface HarRequestView {
   request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
   response: { status: number; statusText?: string };
   _cuts?: string[];
+  /** Why the call failed, as the trace says (a timeout after the headers came, a broken stream). */
+  _error?: string;
 }
 
 /** Verdicts worth reproducing: what someone must fix or look at. */
@@ -35,7 +38,13 @@ export function curlOf(e: HarRequestView): string {
   if (body && /"stream"\s*:\s*true/.test(body)) lines[0] += ' -N';
   for (const h of e.request.headers) {
     if (h.name === 'authorization' && KEY_SHOWN.test(h.value)) lines.push(`-H "Authorization: ${h.value}"`);
-    else if (h.name !== 'accept') lines.push(`-H ${shellQuote(`${h.name}: ${h.value}`)}`);
+    else if (h.value.includes(REDACTED)) {
+      // A secret header (--header X-Api-Key: …) is recorded redacted: the command reads it from a variable
+      // and refuses to run without it, rather than send "[REDACTED]".
+      // The name stays single-quoted (header names may hold $ and `); the variable's is letters, digits and _.
+      const name = h.name.replace(/[^A-Za-z0-9]/g, '_').toUpperCase().replace(/^(?=[0-9])/, 'H_');
+      lines.push(`-H ${shellQuote(`${h.name}: `)}"\${${name}:?set ${name} to the value of that header}"`);
+    } else if (h.name !== 'accept') lines.push(`-H ${shellQuote(`${h.name}: ${h.value}`)}`);
   }
   if (body !== undefined) lines.push(`--data-raw ${shellQuote(body)}`);
   return lines.join(' \\\n  ');
@@ -67,7 +76,7 @@ export function renderRepro(report: Report, cell: ProbeResult, entries: Readonly
       continue;
     }
     const answer = e.response.status === 0 ? e.response.statusText || 'no answer' : `HTTP ${e.response.status}`;
-    lines.push(`# ${id} (${e._probe ?? 'call'}): the audit got ${answer}`);
+    lines.push(`# ${id} (${e._probe ?? 'call'}): the audit got ${answer}${e._error && e.response.status !== 0 ? `, then ${oneLine(e._error)}` : ''}`);
     for (const cut of e._cuts ?? []) lines.push(`# note: ${cut}`);
     lines.push(curlOf(e), '');
   }

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,7 +6,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { curlOf, shellQuote } from '../../src/report/repro.js';
+import type { ProbeResult, Report } from '../../src/report/model.js';
+import { curlOf, renderRepro, shellQuote } from '../../src/report/repro.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -88,5 +90,26 @@ describe('chatprobe repro', () => {
     const cmd = curlOf({ _callId: 'c1', request: { method: 'POST', url: 'http://h/v1/chat/completions', headers: [{ name: 'authorization', value: 'Bearer $OPENAI_API_KEY' }], postData: { text: `{"q":"it's $(rm -rf /)"}` } }, response: { status: 200 } });
     expect(cmd).toContain(`--data-raw '{"q":"it'\\''s $(rm -rf /)"}'`);
     expect(cmd).toContain('-H "Authorization: Bearer $OPENAI_API_KEY"');
+  });
+
+  it('says when a call that got its status then failed (a timeout after the headers): the status alone read as an answer', () => {
+    const report = { probes: [], results: [], models: [] } as unknown as Report;
+    const cell = { model: 'm1', probe: 'chat.basic', verdict: 'error', cause: 'timeout', observed: 'no answer', findings: [], evidence: ['c2'] } as unknown as ProbeResult;
+    const entry = { _callId: 'c2', _probe: 'smoke', _error: 'timeout: no complete answer within --timeout', request: { method: 'POST', url: 'http://h/v1/chat/completions', headers: [] }, response: { status: 200 } };
+    expect(renderRepro(report, cell, new Map([['c2', entry]]))).toContain('# c2 (smoke): the audit got HTTP 200, then timeout: no complete answer within --timeout');
+  });
+
+  it('reads a header recorded redacted from a variable, and will not run without it (it sent "[REDACTED]")', () => {
+    const cmd = curlOf({ _callId: 'c1', request: { method: 'GET', url: 'http://h/v1/models', headers: [{ name: 'x-upstream-token', value: '[REDACTED]' }, { name: 'x-$(id)`id`', value: '[REDACTED]' }] }, response: { status: 200 } });
+    expect(cmd).not.toContain('[REDACTED]');
+    // The command as a shell runs it, curl swapped for printf: the variable goes in; unset, the shell refuses.
+    const asShell = (env: Record<string, string>) => spawnSync('bash', ['-c', cmd.replace(/^curl -sS -X GET /, "printf '%s\\n' ")], { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+    const set = asShell({ X_UPSTREAM_TOKEN: 'tok-123', X___ID__ID_: 'v2' });
+    expect(set.status, set.stderr).toBe(0);
+    expect(set.stdout).toContain('x-upstream-token: tok-123');
+    expect(set.stdout).toContain('x-$(id)`id`: v2');
+    const unset = asShell({});
+    expect(unset.status).not.toBe(0);
+    expect(unset.stderr).toContain('set X_UPSTREAM_TOKEN to the value of that header');
   });
 });
