@@ -231,6 +231,14 @@ describe.skipIf(NO_BROWSER)('report.html at 50 models × 80 probes', () => {
     await page.locator('.wrap').evaluate((w) => w.scrollTo(900, 1200));
     expect((await header.boundingBox())!.y).toBe(before.header);
     expect((await page.locator('th.probe').nth(40).boundingBox())!.x).toBe(before.probe);
+    // The page scrolled too (PageDown on a small window): the model names stay in view, under the toolbar.
+    await page.setViewportSize({ width: 1000, height: 700 });
+    await page.evaluate('window.scrollBy(0, 400)');
+    const bar = (await page.locator('.toolbar').boundingBox())!;
+    const pinned = (await header.boundingBox())!;
+    expect(pinned.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+    expect(pinned.y).toBeLessThan(700);
+    await page.evaluate('window.scrollTo(0, 0)');
 
     const fails = report.results.filter((r) => r.verdict === 'fail');
     for (const box of await page.locator('.chip input').all()) if ((await box.getAttribute('data-verdict')) !== 'fail') await box.uncheck();

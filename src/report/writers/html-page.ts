@@ -189,7 +189,8 @@ export const PAGE_JS = String.raw`
     return chip;
   });
   var shown = h('span', { cls: 'shown', id: 'shown' });
-  app.appendChild(h('div', { cls: 'toolbar' }, [search, areaSel, modelIn].concat(chips, [shown])));
+  var toolbar = h('div', { cls: 'toolbar' }, [search, areaSel, modelIn].concat(chips, [shown]));
+  app.appendChild(toolbar);
   search.addEventListener('input', function () { state.q = search.value.trim().toLowerCase(); render(); });
   modelIn.addEventListener('input', function () { state.model = modelIn.value.trim().toLowerCase(); render(); });
   areaSel.addEventListener('change', function () { state.area = areaSel.value; render(); });
@@ -263,8 +264,24 @@ export const PAGE_JS = String.raw`
       body.appendChild(tr);
     });
     wrap.appendChild(h('table', { cls: 'matrix', id: 'matrix' }, [h('thead', null, [head]), body]));
+    pinHead();
     return n;
   }
+
+  // The header row sticks to the top of the matrix's own box as the matrix scrolls; when the page scrolls
+  // that box's top under the toolbar, the row is moved down with it, so the model names stay in view
+  // beside the cells (sticky alone keeps them inside the box, off the screen).
+  function pinHead() {
+    var t = document.getElementById('matrix');
+    if (!t || !t.tHead) return;
+    var under = toolbar.getBoundingClientRect().bottom - wrap.getBoundingClientRect().top;
+    var room = wrap.clientHeight - t.tHead.offsetHeight;
+    var shift = Math.max(0, Math.min(under, room));
+    var cells = t.tHead.rows[0] ? t.tHead.rows[0].cells : [];
+    for (var i = 0; i < cells.length; i++) cells[i].style.transform = shift > 0 ? 'translateY(' + shift + 'px)' : '';
+  }
+  window.addEventListener('scroll', pinHead, { passive: true });
+  window.addEventListener('resize', pinHead);
 
   var total = probes.length * models.length + targetProbes.length;
   // Each change redraws at once (50 models × 80 probes take a few tens of ms): what the page shows always
