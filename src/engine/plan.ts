@@ -1,4 +1,5 @@
 import type { ProbeDefinition } from './probe.js';
+import { ENDPOINT } from '../report/model.js';
 import { CannotTestError } from './errors.js';
 import { isGlob, matchAny } from './glob.js';
 import type { ListedModel } from './discover.js';
@@ -33,13 +34,15 @@ export function selectProbes(all: readonly ProbeDefinition[], filter: readonly s
 }
 
 /** Names come from the live list: a literal name that is not listed is reported and not called. */
-export function selectModels(listed: readonly ListedModel[], filter: readonly string[], allowUnlisted: boolean): PlannedModel[] {
+export function selectModels(all: readonly ListedModel[], filter: readonly string[], allowUnlisted: boolean): PlannedModel[] {
+  // "(endpoint)" names the endpoint row in every report: a model by that name is not audited (models.list warns).
+  const listed = all.filter((m) => m.id !== ENDPOINT);
   if (filter.length === 0) return listed.map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
   const chosen: PlannedModel[] = listed
     .filter((m) => matchAny(m.id, filter))
     .map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
   for (const name of filter) {
-    if (isGlob(name) || chosen.some((m) => m.id === name)) continue;
+    if (isGlob(name) || name === ENDPOINT || chosen.some((m) => m.id === name)) continue;
     chosen.push({ id: name, listed: false, entry: undefined, call: allowUnlisted });
   }
   return chosen;

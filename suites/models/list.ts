@@ -2,7 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/spec/stream.js';
 import { formatDeviation, validateShape } from '../../src/spec/validate.js';
-import type { Finding } from '../../src/report/model.js';
+import { ENDPOINT, type Finding } from '../../src/report/model.js';
 
 const STANDARD = new Set(['id', 'object', 'created', 'owned_by']);
 
@@ -29,6 +29,8 @@ export default defineProbe({
     if (empty > 0) findings.push(fail('empty_id', `${empty} entr${empty === 1 ? 'y' : 'ies'} without a non-empty string id`));
     const dupes = [...new Set(ids.filter((id, i) => typeof id === 'string' && ids.indexOf(id) !== i))];
     if (dupes.length > 0) findings.push(fail('duplicate_id', `ids listed more than once: ${dupes.slice(0, 5).join(', ')}`));
+    // The name chatprobe gives its endpoint row: such a model would be mixed into that row's cells.
+    if (ids.includes(ENDPOINT)) findings.push(warn('reserved_id', `a model is listed as ${JSON.stringify(ENDPOINT)}, the name of chatprobe's endpoint row: it is not audited`));
     const extra = new Set<string>();
     for (const m of data) if (isObject(m)) for (const k of Object.keys(m)) if (!STANDARD.has(k)) extra.add(k);
     if (extra.size > 0) findings.push(note('extra_keys', `extra keys recorded per model in report.json: ${[...extra].join(', ')}`));

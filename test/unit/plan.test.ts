@@ -20,6 +20,13 @@ describe('plan', () => {
     expect(selectModels(listed, ['ghost'], true)).toMatchObject([{ id: 'ghost', listed: false, call: true }]);
   });
 
+  it('never audits a model named as chatprobe names its endpoint row, listed or named (its cells would mix with that row)', () => {
+    const withReserved = [...listed, { id: '(endpoint)', ownedBy: undefined, declared: undefined }];
+    expect(selectModels(withReserved, [], false).map((m) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'llama-3']);
+    expect(selectModels(withReserved, ['*'], true).map((m) => m.id)).toEqual(['gpt-4o', 'gpt-4o-mini', 'llama-3']);
+    expect(() => makePlan(withReserved, [...PROBES], { models: ['(endpoint)'], allowUnlisted: true })).toThrow(/no listed model matches/);
+  });
+
   it('rejects an unknown probe and lists the valid ones', () => {
     expect(() => selectProbes(PROBES, ['chat.nope'])).toThrow(/unknown probe "chat.nope"/);
     try {
