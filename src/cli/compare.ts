@@ -24,6 +24,8 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
       ];
       if (result.probesOnlyIn.a.length > 0) lines.push(`not compared, only in A: ${result.probesOnlyIn.a.join(', ')}`);
       if (result.probesOnlyIn.b.length > 0) lines.push(`not compared, only in B: ${result.probesOnlyIn.b.join(', ')}`);
+      if (result.modelsOnlyIn.a.length > 0) lines.push(`not compared, models B's --models left out: ${result.modelsOnlyIn.a.map(oneLine).join(', ')}`);
+      if (result.modelsOnlyIn.b.length > 0) lines.push(`not compared, models A's --models left out: ${result.modelsOnlyIn.b.map(oneLine).join(', ')}`);
       const width = Math.max(0, ...result.changes.map((x) => oneLine(x.model).length));
       for (const x of result.changes) {
         lines.push(`${x.change.padEnd(13)}  ${oneLine(x.model).padEnd(width)}  ${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`);

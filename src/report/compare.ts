@@ -1,6 +1,7 @@
 import { ENDPOINT, type Report, type Verdict } from './model.js';
 import { RANK } from './outcome.js';
 import { viewOf } from './view.js';
+import { matchAny } from '../engine/glob.js';
 
 /** How a cell changed from report A to report B. */
 export type Change = 'worse' | 'better' | 'different' | 'model_missing' | 'model_added';
@@ -18,6 +19,8 @@ export interface ReportComparison {
   changes: CellChange[];
   /** Probes run in only one of the two: their cells are not compared. */
   probesOnlyIn: { a: string[]; b: string[] };
+  /** Models of one report that the other's --models left out (not gone: not asked for): not compared. */
+  modelsOnlyIn: { a: string[]; b: string[] };
   counts: Record<Change, number>;
   /** B is worse than A: a cell fell, or a model A had is gone. */
   worse: boolean;
@@ -59,7 +62,12 @@ export function compareReports(a: Report, b: Report): ReportComparison {
   const cellOf = (v: ReturnType<typeof viewOf>, model: string, probe: string) =>
     model === ENDPOINT ? v.endpoint.find((e) => e.probe.id === probe)?.result : v.cell(model, probe);
   const seenA = new Set(idsA);
-  const models = [ENDPOINT, ...idsA, ...idsB.filter((id) => !seenA.has(id))];
+  // A model the other run's --models did not ask for is not gone from it: it was left out.
+  const leftOut = (r: Report, id: string) => r.options.modelFilter.length > 0 && !matchAny(id, r.options.modelFilter);
+  const onlyA = idsA.filter((id) => !modelsB.has(id) && leftOut(b, id));
+  const onlyB = idsB.filter((id) => !seenA.has(id) && leftOut(a, id));
+  const skipped = new Set([...onlyA, ...onlyB]);
+  const models = [ENDPOINT, ...idsA, ...idsB.filter((id) => !seenA.has(id))].filter((id) => !skipped.has(id));
   for (const model of models) {
     const scope = model === ENDPOINT ? 'target' : 'model';
     for (const p of shared.filter((x) => (x.scope ?? 'model') === scope)) {
@@ -79,6 +87,7 @@ export function compareReports(a: Report, b: Report): ReportComparison {
   return {
     changes,
     probesOnlyIn: { a: [...probesA].filter((p) => !probesB.has(p)), b: [...probesB].filter((p) => !probesA.has(p)) },
+    modelsOnlyIn: { a: onlyA, b: onlyB },
     counts,
     worse: counts.worse > 0 || counts.model_missing > 0,
   };

@@ -48,6 +48,23 @@ describe('compareReports', () => {
     expect(compareReports(b, sampleReport()).worse).toBe(false);
   });
 
+  it('does not call a model gone from B when B’s --models did not ask for it: it is not compared, and said', () => {
+    const b = variant({}, (r) => {
+      r.models = r.models.filter((m) => m.id !== 'org/llama-3.1');
+      r.results = r.results.filter((x) => x.model !== 'org/llama-3.1');
+      r.options.modelFilter = ['gpt-*'];
+    });
+    const r = compareReports(sampleReport(), b);
+    expect(r).toMatchObject({ changes: [], worse: false, modelsOnlyIn: { a: ['org/llama-3.1'], b: [] } });
+    // Asked for and not there: gone.
+    const asked = variant({}, (x) => {
+      x.models = x.models.filter((m) => m.id !== 'org/llama-3.1');
+      x.results = x.results.filter((y) => y.model !== 'org/llama-3.1');
+      x.options.modelFilter = ['gpt-*', 'org/*'];
+    });
+    expect(compareReports(sampleReport(), asked).worse).toBe(true);
+  });
+
   it('does not take a model a baseline still expected (a line of that report’s judgement) for a model of the run', () => {
     const missing = { id: 'gone-model', listed: false, cause: 'model_not_listed' as const, notRun: { verdict: 'error' as const, outcome: 'failed' as const, cause: 'model_not_listed' as const, observed: 'not run: the baseline expects it', evidence: [], comparison: 'missing' as const } };
     const b = variant({}, (r) => r.models.push(missing));
