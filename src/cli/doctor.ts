@@ -6,7 +6,7 @@ import { runAudit } from '../engine/run.js';
 import { oneLine } from '../boundary/text.js';
 import type { Cause, ModelEntry } from '../report/model.js';
 import { EXIT } from './exit.js';
-import { guardSecrets, out } from './output.js';
+import { err, guardSecrets, out } from './output.js';
 
 /** The checks a model passes in order, and the cause that fails each. */
 const STEPS: { name: string; causes: Cause[] }[] = [
@@ -58,6 +58,8 @@ export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.
   const options = resolveOptions({ ...flags, probes: [] }, env, loadConfig(configPath).config);
   try {
     const boundary = guardSecrets(secretsOf(options));
+    // As the audit says it: a missing key explains every "token accepted" failure below.
+    if (!options.apiKey && !options.json) err(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
     const raw = await runAudit(options, []);
     const run = { report: boundary.report(raw.report) };
     const lines = [`chatprobe doctor: ${run.report.target.baseUrl}`, `✓ GET /models answered a model list`];
