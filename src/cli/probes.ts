@@ -29,7 +29,9 @@ export function probesCommand(json: boolean): number {
   }
   const chosen = PROBES.filter((p) => p.tier !== 'extended');
   const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
-  const extended = costOfProbes(PROBES.filter((p) => p.tier === 'extended'), SAMPLES);
+  // What naming them adds to the default selection: shared exchanges both read are paid once.
+  const all = costOfProbes(PROBES.filter((p) => p.scope !== 'target'), SAMPLES);
+  const extended = { requests: all.requests - model.requests };
   const endpoint = costOfProbes(PROBES.filter((p) => p.scope === 'target'), SAMPLES);
   out(
     `\n${rows.length} probes. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +

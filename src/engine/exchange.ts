@@ -162,9 +162,10 @@ export class StreamSink implements BodySink {
     this.reader.end(at);
   }
 
-  /** `[DONE]` came: the stream said its last word. */
+  /** `[DONE]` or an error event came: the stream said its last word (the OpenAI SDKs stop reading at either). */
   get finished(): boolean {
-    return this.assembler.result.done;
+    const r = this.assembler.result;
+    return r.done || r.errors.length > 0;
   }
 
   private keepText(t: string): void {
@@ -299,7 +300,7 @@ export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResp
   const cut = sunk?.recordCut;
   const base = toExchange(callId, req, res, sunk ? { text: sunk.text, cut: cut !== undefined } : undefined);
   if (cut) base.cuts.push(cut);
-  if (res.leftOpen) base.cuts.push(`the server kept the stream open after data: [DONE]; chatprobe stopped reading ${AFTER_END_MS / 1000} s later, as a client that stops at [DONE] does`);
+  if (res.leftOpen) base.cuts.push(`the server kept the stream open after its last word (data: [DONE], or an error event); chatprobe stopped reading ${AFTER_END_MS / 1000} s later, as the OpenAI SDKs stop there`);
   const isEventStream = base.contentType.includes('text/event-stream');
   // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
   // An SSE body under another content type is read too, as the OpenAI SDK reads it.

@@ -2,8 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { answerProblem } from '../../src/engine/verdicts.js';
 import { pngDataUri, solidPng } from '../../src/media/png.js';
 import { LIMITS, user } from '../support/prompts.js';
-import { judgeImage } from '../support/roles.js';
-import { contentOf } from '../support/params.js';
+import { answerOf, judgeImage } from '../support/roles.js';
 
 // Green rather than red: a model that cannot see the image and guesses says "red" far more often.
 const COLOUR = 'green';
@@ -21,7 +20,8 @@ export default defineProbe({
   cost: { requests: 2, maxTokens: 2 * LIMITS.word },
   async run(ctx) {
     const x = await ctx.chat({ messages: [user([{ type: 'text', text: QUESTION }, { type: 'image_url', image_url: { url: IMAGE } }])], max_tokens: LIMITS.word });
-    const named = contentOf(x).toLowerCase().includes(COLOUR);
+    // Read as judgeImage reads it: the answer after any thinking.
+    const named = answerOf(x).toLowerCase().includes(COLOUR);
     const text = named ? QUESTION : `The image I would show you is solid ${COLOUR}. ${QUESTION}`;
     const other = x.ok && !answerProblem(x) ? await ctx.chat({ messages: [user(text)], max_tokens: LIMITS.word }) : undefined;
     return judgeImage(x, other, COLOUR, ctx.control());

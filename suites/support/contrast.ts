@@ -2,6 +2,7 @@ import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
 import { honoured, inconclusive } from '../../src/engine/verdicts.js';
 import { ALPHA, pct } from './sampling.js';
+import { isObject } from '../../src/spec/stream.js';
 
 /**
  * Contrasts (verdict contract, rules 1 and 6): an effect seen with a parameter and not without it (a JSON
@@ -25,18 +26,41 @@ export function contrastChance(s: number, b: number): number {
 }
 
 /**
- * With every answer so far on its side of the contrast: honoured once chance is ruled out (`observed`
- * says what was seen), or one more answer, the side without the parameter first.
+ * Answers that are separate samples: one the server handed back again, id and all (a response cache in
+ * front of the model, as LiteLLM, Portkey and Cloudflare's gateways keep), is the same sample twice.
+ * Answers without an id count each.
  */
-export function contrasted(withN: number, withoutN: number, observed: string): Contrast {
-  const p = contrastChance(withN, withoutN);
-  if (p < ALPHA) {
-    return { verdict: honoured(`${observed}; every answer on its side, ${withN} with it and ${withoutN} without: a model showing the effect at random does that at most ${pct(p)} of the time`) };
+export function distinctSamples(xs: readonly Exchange[]): number {
+  const ids = new Set<string>();
+  let anonymous = 0;
+  for (const x of xs) {
+    const id = isObject(x.json) && typeof x.json.id === 'string' && x.json.id !== '' ? x.json.id : undefined;
+    if (id === undefined) anonymous++;
+    else ids.add(id);
   }
+  return ids.size + anonymous;
+}
+
+/**
+ * With every answer so far on its side of the contrast: honoured once chance is ruled out (`observed`
+ * says what was seen), or one more answer, the side without the parameter first. Chance is counted over
+ * separate samples (distinctSamples); answers are sent up to CONTRAST_MOST on each side, however many of
+ * them repeat.
+ */
+export function contrasted(withX: readonly Exchange[], withoutX: readonly Exchange[], observed: string): Contrast {
+  const s = distinctSamples(withX);
+  const b = distinctSamples(withoutX);
+  const p = contrastChance(s, b);
+  if (p < ALPHA) {
+    return { verdict: honoured(`${observed}; every answer on its side, ${s} with it and ${b} without: a model showing the effect at random does that at most ${pct(p)} of the time`) };
+  }
+  const withN = withX.length;
+  const withoutN = withoutX.length;
   if (withoutN <= withN && withoutN < CONTRAST_MOST.without) return { more: 'without' };
   if (withN < CONTRAST_MOST.with) return { more: 'with' };
   if (withoutN < CONTRAST_MOST.without) return { more: 'without' };
-  return { verdict: inconclusive(`${observed}; but ${withN} answers with it and ${withoutN} without could be chance (up to ${pct(p)})`) };
+  const repeats = s < withN || b < withoutN ? `; answers came back again, id and all (a response cache?), so ${withN + withoutN} answers are ${s + b} samples` : '';
+  return { verdict: inconclusive(`${observed}; but ${s} sample(s) with it and ${b} without could be chance (up to ${pct(p)})${repeats}`) };
 }
 
 /**

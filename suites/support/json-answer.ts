@@ -15,7 +15,8 @@ const validateSky = lazyValidator(SKY_SCHEMA);
  * it), not the answer: the JSON after it is what the format shaped.
  */
 export function readJson(raw: string): { kind: 'json'; value: unknown } | { kind: 'fenced' | 'prose' } {
-  const content = raw.replace(/^\s*<think>[\s\S]*?<\/think>/i, '');
+  // Also everything up to a </think> whose opening tag the chat template wrote (DeepSeek-R1).
+  const content = raw.replace(/^\s*<think>[\s\S]*?<\/think>|^(?![\s\S]*<think>)[\s\S]*?<\/think>/i, '');
   const value = jsonOf(content.trim());
   if (value !== undefined) return { kind: 'json', value };
   return /```(?:json)?\s*[[{][\s\S]*```/i.test(content) ? { kind: 'fenced' } : { kind: 'prose' };
@@ -79,7 +80,7 @@ export function judgeJsonObject(xs: readonly Exchange[], proses: readonly Exchan
     if (!plain) return { verdict: inconclusive(`a JSON object, but the same prompt without response_format got no answer to compare with (${answerProblem(prose)})`) };
     if (plain.kind === 'json') return { verdict: inconclusive(`the answer is a JSON object, but so is ${proses.length > 1 ? 'an' : 'the'} answer without response_format (${quote(prose)})`) };
   }
-  return contrasted(xs.length, proses.length, `expected ${expected} instead of prose; got ${quote(xs[0]!)}`);
+  return contrasted(xs, proses, `expected ${expected} instead of prose; got ${quote(xs[0]!)}`);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
+import { isObject } from '../../src/spec/stream.js';
 import type { Finding } from '../../src/report/model.js';
 import { COUNT_TO, countingPrompt, LIMITS, user } from './prompts.js';
 
@@ -48,6 +49,13 @@ function countOf(x: Exchange, text: string): { tokens: number | undefined; unfit
   return { tokens: undefined, unfit: `${tokens} completion tokens reported for an answer of ${pieces(text)} text pieces: the usage does not count the answer` };
 }
 
+/** usage.completion_tokens_details.reasoning_tokens, or 0. */
+function reasoningTokens(x: Exchange): number {
+  const usage = isObject(x.json) && isObject(x.json.usage) ? x.json.usage : undefined;
+  const details = usage && isObject(usage.completion_tokens_details) ? usage.completion_tokens_details : undefined;
+  return details && typeof details.reasoning_tokens === 'number' ? details.reasoning_tokens : 0;
+}
+
 /**
  * A length limit (verdict contract, rules 3 and 4): `capped` is the counting request with the limit,
  * `uncapped` the same request under a generous limit. Honoured needs the cut within the limit, by the
@@ -59,7 +67,8 @@ function countOf(x: Exchange, text: string): { tokens: number | undefined; unfit
  * pieces) is set aside and the text decides. A count past the limit beside a text cut with "length" to at
  * most `limit` pieces of an uncapped answer over three times as long is the cut the limit made, counted
  * otherwise (a gateway recounting with another tokenizer, or a server adding its own tokens): honoured,
- * with the finding `usage_count`.
+ * with the finding `usage_count`, when the count is at most twice the limit and no reasoning ran (a server
+ * may cut the visible answer at the limit while its reasoning runs on, counted).
  */
 export function judgeLength(param: string, limit: number, capped: Exchange, uncapped: Exchange, control: Exchange): ProbeVerdict {
   const feature = `${param}: ${limit}`;
@@ -86,7 +95,10 @@ export function judgeLength(param: string, limit: number, capped: Exchange, unca
   if (unfit) findings.push(warn('usage_count', unfit));
   if (tokens !== undefined) {
     if (tokens > limit) {
-      const cutByLimit = choice.finishReason === 'length' && pieces(text) <= limit && pieces(full) > 3 * limit;
+      // Only a count a recount explains: a little past the limit (at most twice it), and no reasoning, which
+      // a server may run on past a limit it applies to the visible answer alone, and count.
+      const reasons = Boolean(choice.reasoning) || reasoningTokens(capped) > 0;
+      const cutByLimit = !reasons && tokens <= 2 * limit && choice.finishReason === 'length' && pieces(text) <= limit && pieces(full) > 3 * limit;
       if (cutByLimit) {
         findings.push(warn('usage_count', `${tokens} completion tokens reported for an answer cut with "length" at ${pieces(text)} text pieces, under a limit of ${limit} (the uncapped answer runs to ${pieces(full)}): the limit cut it, and the usage counts it otherwise (a gateway recounting with another tokenizer?)`));
         return { ...honoured(`${expected}; got ${seen}`), findings };

@@ -8,14 +8,18 @@ import { LIMITS, user } from './prompts.js';
 export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE.';
 export const UNRELATED_QUESTION = 'What is the capital of France?';
 
-/** A reasoning model's thinking left at the start of the content; an unclosed block is thinking to the end. */
-const THINK_BLOCK = /^\s*<think>[\s\S]*?(?:<\/think>|$)/i;
+/**
+ * A reasoning model's thinking left at the start of the content: a `<think>` block (an unclosed one is
+ * thinking to the end), or everything up to a `</think>` whose opening tag the chat template wrote
+ * itself (DeepSeek-R1's templates), so that the content never shows it.
+ */
+const THINK_BLOCK = /^\s*<think>[\s\S]*?(?:<\/think>|$)|^(?![\s\S]*<think>)[\s\S]*?<\/think>/i;
 
 /**
  * The answer proper: the content without a leading `<think>` block. A model that restates the rule while
  * it thinks ("PINEAPPLE? No, answer the question") and then answers the question has not followed it.
  */
-const answerOf = (x: Exchange) => contentOf(x).replace(THINK_BLOCK, '');
+export const answerOf = (x: Exchange) => contentOf(x).replace(THINK_BLOCK, '');
 
 const says = (x: Exchange, word: string) => answerOf(x).toUpperCase().includes(word.toUpperCase());
 

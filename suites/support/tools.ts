@@ -204,7 +204,7 @@ export function judgeRequired(xs: readonly Exchange[], unneeded: readonly Exchan
       return { verdict: inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
     }
   }
-  return contrasted(xs.length, unneeded.length, `expected a tool call where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs, unneeded, `expected a tool call where the model otherwise makes none; got ${seen}`);
 }
 
 /** Why the tools are known to reach the model, or undefined: it calls them, or the prompt counts show them. */
@@ -243,7 +243,7 @@ export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[
       return { verdict: inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
     }
   }
-  return contrasted(xs.length, unneeded.length, `expected a call to get_time where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs, unneeded, `expected a call to get_time where the model otherwise makes none; got ${seen}`);
 }
 
 /** tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). */
@@ -261,7 +261,7 @@ export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[])
       return { verdict: inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(w)}): ${why}`) };
     }
   }
-  return contrasted(xs.length, weather.length, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}`);
+  return contrasted(xs, weather, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}`);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */
@@ -276,5 +276,5 @@ export function judgeParallel(xs: readonly Exchange[], weather: readonly Exchang
   for (const w of weather) {
     if (callCount(w) <= 1) return { verdict: inconclusive(`expected one call where the model otherwise makes several; got one with parallel_tool_calls false, and without it: ${describe(w)}`) };
   }
-  return contrasted(xs.length, weather.length, `expected one call instead of several; got with parallel_tool_calls false: ${describe(xs[0]!)}; without: ${describe(weather[0]!)}`);
+  return contrasted(xs, weather, `expected one call instead of several; got with parallel_tool_calls false: ${describe(xs[0]!)}; without: ${describe(weather[0]!)}`);
 }

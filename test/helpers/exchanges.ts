@@ -40,7 +40,11 @@ export interface ReplyOptions extends ChoiceSpec {
   usage?: [number, number] | null;
   /** More choices after the first. */
   more?: ChoiceSpec[];
+  /** The completion's id; each reply gets its own unless given (a cache hands one back twice). */
+  id?: string;
 }
+
+let replies = 0;
 
 const choice = (c: ChoiceSpec, index: number, content: string | null) => {
   const message: Record<string, unknown> = { role: 'assistant', content };
@@ -60,7 +64,7 @@ const choice = (c: ChoiceSpec, index: number, content: string | null) => {
 /** A 200 chat completion with the given content and facts. */
 export function reply(content: string | null, o: ReplyOptions = {}): Exchange {
   const choices = [choice(o, 0, content), ...(o.more ?? []).map((c, i) => choice(c, i + 1, c.content ?? null))];
-  const body: Record<string, unknown> = { id: 'chatcmpl-t', object: 'chat.completion', created: 1, model: 'm', choices };
+  const body: Record<string, unknown> = { id: o.id ?? `chatcmpl-t${++replies}`, object: 'chat.completion', created: 1, model: 'm', choices };
   const usage: [number, number] | null = o.usage === undefined ? [10, Math.max(1, (content ?? '').split(/\s+/).length)] : o.usage;
   if (usage) body.usage = { prompt_tokens: usage[0], completion_tokens: usage[1], total_tokens: usage[0] + usage[1] };
   return raw(200, JSON.stringify(body));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/reference/pseudo-model.js';
-import { contrastChance } from '../../suites/support/contrast.js';
+import type { Exchange } from '../../src/engine/exchange.js';
+import { contrastChance, distinctSamples } from '../../suites/support/contrast.js';
 import { judgeJsonObject } from '../../suites/support/json-answer.js';
 import { runContrast } from '../helpers/contrast.js';
 import { reply } from '../helpers/exchanges.js';
@@ -29,6 +30,18 @@ describe('contrasts (rules 1 and 6)', () => {
       }
       expect(falseHonoured / trials, `p = ${p}`).toBeLessThan(0.05);
     }
+  });
+
+  it('counts an answer a response cache hands back again (id and all) as one sample, not two', () => {
+    const judge = (w: readonly Exchange[], wo: readonly Exchange[]) => judgeJsonObject(w, wo, reply('OK'));
+    // A gateway cache in front of a model that answers JSON half the time, response_format dropped: the
+    // first JSON-mode answer and the first plain one came back again from the cache.
+    const obj = reply('{"sky":"blue"}', { id: 'chatcmpl-cached-1' });
+    const prose = reply('The sky is blue.', { id: 'chatcmpl-cached-2' });
+    const v = runContrast(judge, [obj, reply('{"sky":"blue"}', { id: 'chatcmpl-cached-1' })], [prose, reply('The sky is blue.', { id: 'chatcmpl-cached-2' }), reply('The sky is blue.', { id: 'chatcmpl-cached-2' })]);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('answers came back again, id and all (a response cache?), so 5 answers are 2 samples');
+    expect(distinctSamples([obj, obj, reply('x'), reply('x')])).toBe(3);
   });
 
   it('recognises a format that works on a model that answers this prompt in prose', () => {

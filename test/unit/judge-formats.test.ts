@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeJsonObject, judgeJsonSchema } from '../../suites/support/json-answer.js';
+import { judgeJsonObject, judgeJsonSchema, readJson } from '../../suites/support/json-answer.js';
 import { judgeN } from '../../suites/parameters/n.js';
 import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
 import { PROSE_PROMPT, SKY_SCHEMA } from '../../suites/support/prompts.js';
@@ -44,6 +44,14 @@ describe('judgeJsonObject', () => {
   it('says the chance it ruled out', () => {
     const v = runContrast((w, wo) => judgeJsonObject(w, wo, ok), [reply('{"colour":"blue"}'), reply('{"c":1}')], [prose, prose, prose]);
     expect(v.observed).toContain('every answer on its side, 2 with it and 3 without: a model showing the effect at random does that at most 3.5% of the time');
+  });
+});
+
+describe('readJson', () => {
+  it('reads the JSON after a reasoning model’s thinking, the opening tag written or left to the template', () => {
+    expect(readJson('<think>JSON then.</think>{"a":1}')).toEqual({ kind: 'json', value: { a: 1 } });
+    expect(readJson('Plain prose will not do, JSON then.\n</think>\n\n{"a":1}')).toEqual({ kind: 'json', value: { a: 1 } });
+    expect(readJson('The sky is blue.')).toEqual({ kind: 'prose' });
   });
 });
 

@@ -77,6 +77,10 @@ describe('judgeLength (rules 3 and 4)', () => {
     expect(judge(reply('1, 2, 3, 4, 5', { finish: 'length', usage: [20, 9] })).verdict).toBe('ignored');
     expect(judge(reply('1, 2, 3', { finish: 'stop', usage: [20, 7] })).verdict).toBe('ignored');
     expect(judge(reply('1, 2, 3', { finish: 'length', usage: [20, 7] }), reply('1, 2, 3, 4, 5, 6', { finish: 'length', usage: [20, 11] })).verdict).toBe('ignored');
+    // Not a count far past the limit, nor one beside reasoning that ran on: the server spent far more than asked.
+    expect(judge(reply('1, 2', { finish: 'length', usage: [20, 4000] })).verdict).toBe('ignored');
+    expect(judge(reply('', { reasoning: 'Let me count. One, two, three…', finish: 'length', usage: [20, 2048] })).verdict).toBe('ignored');
+    expect(judge(reply('1, 2', { reasoning: 'count', finish: 'length', usage: [20, 8] })).verdict).toBe('ignored');
   });
 
   it('rejects on a refusal, and is inconclusive on an error in a 200 or a missing uncapped answer', () => {

@@ -153,6 +153,7 @@ describe('judgeInstruction', () => {
     ['trap: thinking that names the rule, cut by our own limit before any answer', reply('<think>The system says PINEAPPLE, but the user asks', { finish: 'length' }), followed, 'inconclusive'],
     ['trap: all thinking, nothing after it', reply('<think>PINEAPPLE or Paris?</think>', { finish: 'stop' }), followed, 'inconclusive'],
     ['the word after the thinking', words('<think>Follow the system rule.</think>PINEAPPLE'), words('Paris'), 'honoured'],
+    ['trap: DeepSeek-R1 thinking whose opening tag the template wrote, naming the rule, then the answer', words('The system says PINEAPPLE, but the user asks about France.\n</think>\n\nParis'), words('Rule noted.\n</think>\n\nPINEAPPLE'), 'ignored'],
     ['o1-mini refusing system', refused(400, "Unsupported value: 'messages[0].role' does not support 'system' with this model.", { param: 'messages[0].role' }), followed, 'rejected'],
   ])('%s', (_, x, control, verdict) => {
     expect(judgeInstruction(x, control, ok, 'a system message', ['messages[0].role', 'system']).verdict).toBe(verdict);
