@@ -601,7 +601,6 @@ export function probeInfo(p: ProbeDefinition): ProbeInfo {
   return info;
 }
 
-/** The call ids in their first order, each once (a probe's few need no Set). */
 /**
  * An inconclusive cell whose evidence holds a 2xx carrying an error body says so, as a finding, whichever
  * judgement found the answer unreadable: the error in the success is the endpoint's fault, and the reason
@@ -614,6 +613,7 @@ function withErrorBodies(v: ProbeVerdict, evidence: readonly string[], log: Call
   return { ...v, findings: [...(v.findings ?? []), { severity: 'warn', code: 'error_in_2xx', message: `an error body in a 2xx answer (${distinct(calls).join(', ')}): clients read it as a success` }] };
 }
 
+/** The call ids in their first order, each once (a probe's few need no Set). */
 function distinct(ids: readonly string[]): string[] {
   if (ids.length > 32) return [...new Set(ids)];
   const out: string[] = [];
