@@ -100,7 +100,7 @@ export function judgeLength(param: string, limit: number, capped: Exchange, unca
       const reasons = Boolean(choice.reasoning) || reasoningTokens(capped) > 0;
       const cutByLimit = !reasons && tokens <= 2 * limit && choice.finishReason === 'length' && pieces(text) <= limit && pieces(full) > 3 * limit;
       if (cutByLimit) {
-        findings.push(warn('usage_count', `${tokens} completion tokens reported for an answer cut with "length" at ${pieces(text)} text pieces, under a limit of ${limit} (the uncapped answer runs to ${pieces(full)}): the limit cut it, and the usage counts it otherwise (a gateway recounting with another tokenizer?)`));
+        findings.push(warn('usage_count', `${tokens} completion tokens reported for an answer cut with "length" at ${pieces(text)} text pieces, under a limit of ${limit} (the uncapped answer runs to ${pieces(full)}): the limit cut it, and the usage counts it otherwise (a gateway recounting with another tokenizer, or tokens added that the text does not show)`));
         return { ...honoured(`${expected}; got ${seen}`), findings };
       }
       const v = ignored(`${expected}; got ${seen}`);
