@@ -35,7 +35,7 @@ export function runCommand(file: string, args: string[], env: Record<string, str
  * Runs the real CLI from source and sends it SIGINT once `until` resolves, or once its stderr matches it;
  * resolves with its exit code and what it printed.
  */
-export function interruptCli(args: string[], env: Record<string, string>, until: Promise<void> | RegExp): Promise<CliRun> {
+export function interruptCli(args: string[], env: Record<string, string>, until: Promise<void> | RegExp, onStderr?: (stderr: string) => void): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], {
       cwd: ROOT,
@@ -54,6 +54,7 @@ export function interruptCli(args: string[], env: Record<string, string>, until:
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
       if (until instanceof RegExp && until.test(stderr)) interrupt();
+      onStderr?.(stderr);
     });
     if (!(until instanceof RegExp)) void until.then(interrupt);
     child.on('error', reject);
