@@ -1,21 +1,27 @@
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import type { HttpResponse } from './client.js';
 
-/** What Content-Encoding a body came in, when it is one chatprobe decodes (the ones clients decode). */
-const DECODERS: Record<string, (bytes: Buffer, o: ZlibOptions) => Buffer> = {
-  gzip: gunzipSync,
-  'x-gzip': gunzipSync,
+/**
+ * The Content-Encodings chatprobe decodes (the ones clients decode). A Map, not an object: the name comes
+ * from the server, and "constructor" must not find Object's.
+ */
+const DECODERS = new Map<string, (bytes: Buffer, o: ZlibOptions) => Buffer>([
+  ['gzip', gunzipSync],
+  ['x-gzip', gunzipSync],
   // "deflate" is meant as zlib-wrapped, and often sent raw: both are tried, as browsers do.
-  deflate: (bytes, o) => {
-    try {
-      return inflateSync(bytes, o);
-    } catch (err) {
-      if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw err;
-      return inflateRawSync(bytes, o);
-    }
-  },
-  br: (bytes, o) => brotliDecompressSync(bytes, o as never),
-};
+  [
+    'deflate',
+    (bytes, o) => {
+      try {
+        return inflateSync(bytes, o);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw err;
+        return inflateRawSync(bytes, o);
+      }
+    },
+  ],
+  ['br', (bytes, o) => brotliDecompressSync(bytes, o as never)],
+]);
 
 /**
  * A body the server compressed though chatprobe asked for no encoding (it sends no Accept-Encoding, which
@@ -27,10 +33,10 @@ const DECODERS: Record<string, (bytes: Buffer, o: ZlibOptions) => Buffer> = {
 export function decodeResponse(res: HttpResponse): HttpResponse {
   const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'identity' || res.encoding !== undefined || res.sunk) return res;
-  const decode = DECODERS[encoding];
+  const decode = DECODERS.get(encoding);
   if (!decode) return { ...res, encoding, undecodable: `a body in the ${encoding} encoding, which chatprobe does not decode` };
-  const at = res.chunks.at(-1)?.at ?? res.durationMs;
   if (res.truncated) return { ...res, encoding, undecodable: `a ${encoding} body cut at chatprobe's cap before its end: not decoded` };
+  const at = res.chunks.at(-1)?.at ?? res.durationMs;
   const bytes = Buffer.concat(res.chunks.map((c) => c.bytes));
   try {
     const plain = decode(bytes, { maxOutputLength: res.cap });

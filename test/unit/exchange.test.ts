@@ -78,6 +78,8 @@ describe('a body the server compressed though none was asked for', () => {
     expect(broken.parseError).toMatch(/^a gzip body that does not decode/);
     expect(broken.text).toBe('');
     expect(toExchange('c1', req, encoded('zstd', new Uint8Array([1, 2, 3]))).parseError).toBe('a body in the zstd encoding, which chatprobe does not decode');
+    // A name Object's prototype has is no decoder.
+    for (const name of ['constructor', '__proto__', 'tostring']) expect(toExchange('c1', req, encoded(name, new Uint8Array([1, 2, 3]))).parseError).toBe(`a body in the ${name} encoding, which chatprobe does not decode`);
   });
 
   it('stops at its own cap when a small body inflates past it: our cut, not the server failing', () => {
