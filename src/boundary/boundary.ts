@@ -1,5 +1,5 @@
 import type { CallRecord, ModelEntry, Report } from '../report/model.js';
-import { createRedactor, type Redact, type Redactor, type Secret } from './secrets.js';
+import { createRedactor, redactJoined, type Redact, type Redactor, type RedactorOptions, type RefusedSecret, type Secret } from './secrets.js';
 import { clip, showControls } from './text.js';
 import { setOwn } from '../own.js';
 
@@ -31,16 +31,26 @@ const SHORT_STRINGS_KEPT = 4096;
 
 export class Boundary {
   readonly redact: Redact;
-  /** Labels of secrets too short to be searched for. */
-  readonly refused: readonly string[];
+  /** Secrets too short or too common to be searched for as fragments: removed only where they stand whole. */
+  readonly refused: readonly RefusedSecret[];
+  private readonly spans: Redactor['spans'];
 
   constructor(redactor: Redactor = createRedactor([])) {
     this.redact = redactor.redact;
     this.refused = redactor.refused;
+    this.spans = redactor.spans;
   }
 
-  static of(secrets: Iterable<Secret | string | undefined>): Boundary {
-    return new Boundary(createRedactor(secrets));
+  static of(secrets: Iterable<Secret | string | undefined>, options?: RedactorOptions): Boundary {
+    return new Boundary(createRedactor(secrets, options));
+  }
+
+  /**
+   * Pieces a reader joins (a stream's deltas, in order), redacted on the joined text: a secret sent a few
+   * characters an event is found whole. Undefined when none is there.
+   */
+  joined(pieces: readonly string[]): string[] | undefined {
+    return redactJoined(pieces, this.spans);
   }
 
   /**

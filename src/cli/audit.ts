@@ -22,6 +22,7 @@ import { ENDPOINT } from '../report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
 import { CannotTestError } from '../engine/errors.js';
+import { ownVocabulary } from '../report/vocabulary.js';
 import { cannotTest, command, displayPath, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
@@ -46,7 +47,7 @@ const LARGE_RUN_MODELS = 500;
 
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
-  const boundary = guardSecrets(secretsOf(options));
+  const boundary = guardSecrets(secretsOf(options), ownVocabulary());
   const say = (text: string) => {
     if (!options.quiet) err(text);
   };

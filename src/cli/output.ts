@@ -54,16 +54,21 @@ export function command(line: string, stream: 'out' | 'err'): void {
 }
 
 /**
- * The boundary for a run's secrets, in force for all output from now on. A secret too short to search for
- * is named (never shown) once on stderr.
+ * The boundary for a run's secrets, in force for all output from now on. A secret too short or too common
+ * to search for is named (never shown) once on stderr, with what that means. `vocabulary`: the words of the
+ * report files the command writes (report/vocabulary.ts), which no secret's fragment may cut apart.
  */
-export function guardSecrets(secrets: Iterable<Secret>): Boundary {
-  const b = Boundary.of(secrets);
+export function guardSecrets(secrets: Iterable<Secret>, vocabulary?: string): Boundary {
+  const b = Boundary.of(secrets, { vocabulary });
   useBoundary(b);
-  for (const label of b.refused) {
+  for (const { label, why } of b.refused) {
+    const reason =
+      why === 'short'
+        ? `has fewer than ${MIN_SECRET_LENGTH} characters: too short to search server texts for without cutting words`
+        : "is made of words chatprobe's own reports use: searching for it would cut those files apart";
     err(
-      `warning: ${label} has fewer than ${MIN_SECRET_LENGTH} characters: too short to search server texts for without cutting words, ` +
-        'so a server that echoes it is not redacted (chatprobe itself sends it only where it belongs and never prints it)\n',
+      `warning: ${label} ${reason}, so it is removed only where it stands whole as a credential (after "Bearer ", as an api_key=, token= or "key": value); ` +
+        'a server that echoes it elsewhere, or in pieces, is not redacted (chatprobe itself sends it only where it belongs and never prints it)\n',
     );
   }
   return b;

@@ -12,6 +12,7 @@ import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from './exit.js';
+import { ownVocabulary } from '../report/vocabulary.js';
 import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
@@ -34,7 +35,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     const options = resolveOptions(flags, env);
     if (options.models.length === 0) throw new CannotTestError('passthrough needs --models: the model name(s) the gateway routes to chatprobe upstream');
     if (!/^https?:\/\/[^/]+/.test(args.upstream)) throw new CannotTestError(`invalid --upstream "${oneLine(args.upstream)}": give the address chatprobe upstream printed, e.g. http://127.0.0.1:8788`);
-    const boundary = guardSecrets(secretsOf(options));
+    const boundary = guardSecrets(secretsOf(options), ownVocabulary());
     // A baseline gates a gateway's deploys as it gates an audit: fail only on what got worse.
     const baselinePath = options.baseline ?? PASSTHROUGH_BASELINE;
     await checkOutputs({ out: options.out, ...(options.updateBaseline ? { baseline: baselinePath } : {}) });

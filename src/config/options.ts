@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CannotTestError } from '../engine/errors.js';
-import { isSecretHeader, type Secret } from '../boundary/secrets.js';
+import { headerSecrets, type Secret } from '../boundary/secrets.js';
 
 /**
  * The audit options, defined once: the CLI flags are derived from this schema (cli/flags.ts), and the
@@ -59,7 +59,7 @@ export interface ResolvedOptions {
   dryRun: boolean;
   json: boolean;
   quiet: boolean;
-  /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers. */
+  /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers, credentials inside other header values. */
   secrets: Secret[];
 }
 
@@ -140,7 +140,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     // Not echoed: the value may be a secret.
     if (/[\r\n\0]/.test(value)) throw new CannotTestError(`invalid --header "${name}": its value holds a line break or a NUL (the value is not shown)`);
     headers[name.toLowerCase()] = value;
-    if (isSecretHeader(name) && value) secrets.push({ value, label: `the value of --header ${name}` });
+    secrets.push(...headerSecrets(name, value));
   }
   return {
     baseUrl,

@@ -6,6 +6,7 @@ import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExc
 import { describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../spec/completion.js';
 import { clip } from '../boundary/text.js';
+import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from '../report/har.js';
 import { Slots } from './slots.js';
 
@@ -254,7 +255,7 @@ export class CallLog {
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
     else if (errorIn2xx(x.json)) this.errorBodies.add(id);
-    for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = x.headers[name]!;
+    for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = isCredentialHeader(name) ? REDACTED : x.headers[name]!;
     this.trace.push(record);
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
     return { x, record };

@@ -2,6 +2,8 @@ import { closeSync, createReadStream, openSync, renameSync, rmSync, unlinkSync, 
 import { createInterface } from 'node:readline';
 import type { Boundary } from '../boundary/boundary.js';
 import type { HttpRequest } from '../http/client.js';
+import { redactStreamPieces } from '../boundary/stream-pieces.js';
+import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 
 /**
  * The recorded exchanges of a run, as a HAR 1.2 file (exchanges.har): the format browsers' developer
@@ -46,7 +48,18 @@ export const HAR_LIMITS = { string: 70_000, depth: 16, items: 1000 };
  * output boundary (bounded, cleaned, then the serialised entry redacted once more) into `writer`.
  */
 export function recordCalls(writer: HarWriter, boundary: Boundary): (call: RecordedCall) => void {
-  return (call) => writer.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(call), HAR_LIMITS))));
+  return (call) => writer.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(joinedRedacted(call, boundary)), HAR_LIMITS))));
+}
+
+/**
+ * A stream's record with the secrets its pieces hold when joined removed (boundary/stream-pieces.ts): in
+ * its events, and in its text, each read as a reader joins them.
+ */
+function joinedRedacted(call: RecordedCall, boundary: Boundary): RecordedCall {
+  if (!call.events) return call;
+  const [responseText] = redactStreamPieces([call.responseText], boundary);
+  const data = redactStreamPieces(call.events.map((e) => e.data), boundary);
+  return { ...call, responseText: responseText!, events: call.events.map((e, i) => (data[i] === e.data ? e : { ...e, data: data[i]! })) };
 }
 
 /** Characters of entries HarWriter holds before it writes them (bounded, whatever the run's length). */
@@ -62,6 +75,13 @@ export function capBody(text: string, what: string, cuts: string[]): string {
 }
 
 const headerList = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
+
+/**
+ * A response's headers, credentials' values replaced (isCredentialHeader): a server's session cookie or
+ * upstream key is no one's to republish. (The request's are ours: the key recorded by its variable's name,
+ * a secret --header redacted as a secret, the auth probes' made-up keys kept for their curl commands.)
+ */
+const responseHeaderList = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value: isCredentialHeader(name) ? REDACTED : value }));
 
 /** One HAR entry. */
 export function harEntry(c: RecordedCall): Record<string, unknown> {
@@ -85,7 +105,7 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
       statusText: c.status === undefined ? (c.error ?? 'no answer') : '',
       httpVersion: 'HTTP/1.1',
       cookies: [],
-      headers: headerList(c.responseHeaders),
+      headers: responseHeaderList(c.responseHeaders),
       content: { size: c.bytes, mimeType: mime, text: c.responseText },
       redirectURL: c.responseHeaders.location ?? '',
       headersSize: -1,

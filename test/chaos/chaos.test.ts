@@ -12,7 +12,10 @@ import { ROOT, runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { junitProblems, parseJunit } from '../helpers/junit.js';
-import { startChaosServer, type ChaosServer, type ModelsFault } from './server.js';
+import { encodedForms, keyIds, startChaosServer, THIRD_PARTY_SECRETS, type ChaosServer, type ModelsFault } from './server.js';
+import { launchBrowser, NO_BROWSER, openFile } from '../helpers/browser.js';
+import { eachHarEntry, type HarEntryView } from '../../src/report/har.js';
+import { renderRepro, REPRODUCIBLE } from '../../src/report/repro.js';
 
 /**
  * chatprobe against a hostile server (test/chaos/server.ts: 49 ways of breaking the wire contract and 12
@@ -31,10 +34,47 @@ const SELECTED = PROBES.filter((p) => p.tier !== 'extended' && p.area !== 'billi
 const modelProbes = SELECTED.filter((p) => p.scope !== 'target').length;
 const endpointProbes = SELECTED.length - modelProbes;
 
+/** Characters a reader skips when reading a key back: whitespace, and whatever renders as nothing. */
+const UNSEEN = /[\s\p{Default_Ignorable_Code_Point}\p{Cf}]/gu;
+
+/**
+ * Every piece of the key a reader can get back from `text`: a run of FRAGMENT_LENGTH characters of it as
+ * written, or once the unseen characters are dropped, or the percent-encoding undone twice; or 12
+ * characters of one of its encoded forms (base64, base64url, hex, HTTP Basic, reversed) as a server sends them.
+ */
 function leaks(text: string): string[] {
   const found: string[] = [];
-  for (let i = 0; i + FRAGMENT_LENGTH <= KEY.length; i++) if (text.includes(KEY.slice(i, i + FRAGMENT_LENGTH))) found.push(KEY.slice(i, i + FRAGMENT_LENGTH));
+  const pct = (t: string) => t.replace(/%([0-9a-fA-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  const views = [text, text.replace(UNSEEN, ''), pct(pct(text))];
+  for (let i = 0; i + FRAGMENT_LENGTH <= KEY.length; i++) {
+    const f = KEY.slice(i, i + FRAGMENT_LENGTH);
+    if (views.some((v) => v.includes(f))) found.push(f);
+  }
+  const forms = encodedForms(KEY);
+  for (const form of [forms.base64, forms.base64url, forms.hex, forms.basic.slice(-40), forms.reversed]) {
+    for (let i = 0; i + 12 <= form.length; i++) if (text.includes(form.slice(i, i + 12))) found.push(form.slice(i, i + 12));
+  }
   return found;
+}
+
+/** What a reader of a recorded stream sees: each entry's streamed deltas joined, per field. */
+function joinedStreams(har: string): string {
+  const joined: string[] = [];
+  for (const line of har.split('\n')) {
+    if (!line.startsWith('{"startedDateTime"')) continue;
+    const entry = JSON.parse(line.replace(/,$/, '')) as { _events?: { data: string }[] };
+    const fields = new Map<string, string>();
+    for (const e of entry._events ?? []) {
+      try {
+        const delta = (JSON.parse(e.data) as { choices?: { delta?: Record<string, unknown> }[] }).choices?.[0]?.delta ?? {};
+        for (const [k, v] of Object.entries(delta)) if (typeof v === 'string') fields.set(k, (fields.get(k) ?? '') + v);
+      } catch {
+        fields.set('data', (fields.get('data') ?? '') + e.data);
+      }
+    }
+    joined.push(...fields.values());
+  }
+  return joined.join('\n');
 }
 
 async function outputs(dir: string, run: CliRun): Promise<Record<string, string>> {
@@ -63,7 +103,7 @@ describe('an audit of a hostile server', () => {
   let report: Report;
 
   beforeAll(async () => {
-    server = await startChaosServer();
+    server = await startChaosServer({ keyInIds: true });
     dir = await tempDir();
     run = await cli(server.url, join(dir, 'reports'), ['--concurrency', '8', '--max-duration', String(MAX_DURATION_S)], {
       GITHUB_ACTIONS: 'true',
@@ -82,7 +122,7 @@ describe('an audit of a hostile server', () => {
   });
 
   it('classifies every cell of every listed model, and stays within its deadlines', () => {
-    const ids = [...server.faults, ...server.hostileIds];
+    const ids = [...server.faults, ...server.hostileIds, ...keyIds(KEY)];
     expect(report.models).toHaveLength(ids.length);
     // Every cell is a result, or belongs to a row that was not probed (one line for the row).
     const rows = report.models.filter((m) => m.notRun);
@@ -125,10 +165,55 @@ describe('an audit of a hostile server', () => {
 
   it('leaks the key into no output and sends it to no other origin', () => {
     for (const [name, text] of Object.entries(files)) expect(leaks(text), name).toEqual([]);
+    // A key streamed back a few characters a delta is whole to a reader who joins them.
+    const pieces = report.results.find((r) => r.model === 'key-echo-pieces' && r.probe === 'streaming.basic')!;
+    expect(pieces.verdict, pieces.observed).not.toBe('error');
+    expect(leaks(joinedStreams(files['reports/exchanges.har']!))).toEqual([]);
+    expect(joinedStreams(files['reports/exchanges.har']!)).toContain(`Your key: ${'[REDACTED]'}`);
+    // A server's own secrets (its session cookie, its upstream's key) are not republished either.
+    for (const [name, text] of Object.entries(files)) {
+      for (const secret of Object.values(THIRD_PARTY_SECRETS)) expect(text.includes(secret), `${name}: ${secret}`).toBe(false);
+    }
     expect(server.otherOrigin.received, JSON.stringify(server.otherOrigin.received)).toEqual([]);
     // In the Authorization header, as a bearer token or (auth.no_bearer) bare: never anywhere else we can see.
     expect(new Set(server.received.map((r) => r.authorization).filter((a) => a?.includes(KEY.slice(3, 11))))).toEqual(new Set([`Bearer ${KEY}`, KEY]));
   });
+
+  it('prints no piece of the key in any reproduction (every cell worth reproducing, as `chatprobe repro` renders it)', async () => {
+    const entries = new Map<string, HarEntryView>();
+    await eachHarEntry(join(dir, 'reports', 'exchanges.har'), (e) => void entries.set(e._callId, e));
+    const cells = report.results.filter((r) => REPRODUCIBLE.has(r.verdict) && r.evidence.length > 0);
+    expect(cells.length).toBeGreaterThan(50);
+    const printed = cells.map((cell) => renderRepro(report, cell, entries)).join('\n');
+    expect(leaks(printed)).toEqual([]);
+    for (const secret of Object.values(THIRD_PARTY_SECRETS)) expect(printed.includes(secret), secret).toBe(false);
+  });
+
+  it.skipIf(NO_BROWSER)('shows no piece of the key in report.html once every cell has been opened', async () => {
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openFile(browser, join(dir, 'reports', 'report.html'));
+      // Every cell of the models that echo a secret clicked in turn, its evidence panel's text kept (every
+      // exchange and stream event table opened).
+      const opened = await page.evaluate<string>(`(() => {
+        let text = '';
+        for (const td of document.querySelectorAll('td.cell')) {
+          if (!/^(key-echo|third-party|kid-)/.test(td.title)) continue;
+          td.click();
+          for (const d of document.querySelectorAll('#panel details')) d.open = true;
+          text += document.getElementById('panel').innerText + '\\n';
+        }
+        return text;
+      })()`, undefined);
+      expect(opened).toContain('[REDACTED]');
+      expect(leaks(opened)).toEqual([]);
+      expect(leaks(await page.content())).toEqual([]);
+      for (const secret of Object.values(THIRD_PARTY_SECRETS)) expect(opened.includes(secret), secret).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   it('writes files every consumer parses, with the hostile ids in them', async () => {
     const junit = await parseJunit(files['reports/junit.xml']!);

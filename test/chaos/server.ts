@@ -17,6 +17,8 @@ export interface ChaosOptions {
   modelsFault?: ModelsFault;
   /** token that the server echoes in faults that echo secrets (default: the caller's bearer token) */
   token?: string;
+  /** GET /models also lists ids made of the caller's token (base64url and hex of it, after `kid-`), which answer normally. */
+  keyInIds?: boolean;
 }
 
 export interface ChaosServer {
@@ -90,6 +92,11 @@ const FAULTS = [
   'key-echo-split',
   'key-echo-comment',
   'key-echo-header',
+  'key-echo-pieces',
+  'key-echo-invisible',
+  'key-echo-encoded',
+  'key-echo-redirect',
+  'third-party-secrets',
 ] as const;
 type Fault = (typeof FAULTS)[number];
 const FAULT_SET: ReadonlySet<string> = new Set(FAULTS);
@@ -109,6 +116,30 @@ const HOSTILE_IDS = [
   'a|b',
 ] as const;
 const HOSTILE_SET: ReadonlySet<string> = new Set(HOSTILE_IDS);
+
+/** What a server sets of its own or its upstream's secrets in `third-party-secrets`: none may be republished. */
+export const THIRD_PARTY_SECRETS = {
+  cookie: 'sess-Hq4Lp8Vz2Nw6Tc1Rk7',
+  upstream: 'sk-upstream-Mb3Xq9Wf5Jd2Ly8P',
+  apiKey: 'upk-Gt7Rz1Vc4Ns8Ke2Qh',
+} as const;
+
+/** The forms of a token `key-echo-encoded` sends, each one decoding step from it. */
+export function encodedForms(token: string) {
+  const pct = (s: string) => [...s].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+  return {
+    base64: Buffer.from(token).toString('base64'),
+    base64url: Buffer.from(token).toString('base64url'),
+    hex: Buffer.from(token).toString('hex'),
+    basic: `Basic ${Buffer.from(`gateway-user:${token}`).toString('base64')}`,
+    reversed: [...token].reverse().join(''),
+    doublePercent: encodeURIComponent(pct(token)),
+    spaceSplit: [...token].join(' '),
+  };
+}
+
+/** Ids GET /models lists with `keyInIds`. */
+export const keyIds = (token: string) => [`kid-${Buffer.from(token).toString('base64url')}`, `kid-${Buffer.from(token).toString('hex')}`];
 
 const CREATED = 1_700_000_000;
 const USAGE = { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 };
@@ -569,6 +600,37 @@ async function fault(c: Ctx, name: Fault, shared: Shared): Promise<void> {
     }
     case 'key-echo-header':
       return normal(c, { 'x-debug': `token=${c.token}` });
+    case 'key-echo-pieces': {
+      // As a model streams tokens: 1 to 4 characters a delta, never 8 of the key in one event.
+      const pieces: string[] = ['Your key: '];
+      for (let at = 0, k = 0; at < c.token.length; k++) {
+        const n = [1, 3, 2, 4][k % 4]!;
+        pieces.push(c.token.slice(at, at + n));
+        at += n;
+      }
+      pieces.push(' (echoed)');
+      return sendSse(c, streamFrames(c, { pieces }));
+    }
+    case 'key-echo-invisible': {
+      const invisible = ['\u{E0020}', '\u3164', '\uFFA0', '\u{1D173}'];
+      const text = [...c.token].map((ch, i) => ch + invisible[i % invisible.length]).join('');
+      return c.stream ? sendSse(c, streamFrames(c, { pieces: [text] })) : sendBody(c, 200, JSON.stringify(completion(c.model, text)));
+    }
+    case 'key-echo-encoded': {
+      const text = Object.entries(encodedForms(c.token)).map(([k, v]) => `${k}: ${v}`).join('\n');
+      const headers = { 'x-echo': encodedForms(c.token).base64, 'content-location': `${shared.other}/cb?k=${encodedForms(c.token).doublePercent}` };
+      return c.stream ? sendSse(c, streamFrames(c, { pieces: [text] }), headers) : sendBody(c, 200, JSON.stringify(completion(c.model, text)), headers);
+    }
+    case 'key-echo-redirect': {
+      const forms = encodedForms(c.token);
+      return sendBody(c, 307, '', { location: `${shared.other}/v1/chat/completions?b=${forms.base64url}&p=${forms.doublePercent}&h=${forms.hex}` });
+    }
+    case 'third-party-secrets':
+      return normal(c, {
+        'set-cookie': `session=${THIRD_PARTY_SECRETS.cookie}; Path=/; HttpOnly`,
+        'x-upstream-authorization': `Bearer ${THIRD_PARTY_SECRETS.upstream}`,
+        'x-api-key': THIRD_PARTY_SECRETS.apiKey,
+      });
   }
 }
 
@@ -589,11 +651,11 @@ function rateLimited(c: Ctx, retryAfter: string): void {
 
 const entry = (id: string) => ({ id, object: 'model', created: CREATED, owned_by: 'chaos' });
 
-async function listModels(c: Ctx, faultName: ModelsFault, shared: Shared): Promise<void> {
+async function listModels(c: Ctx, faultName: ModelsFault, shared: Shared, keyInIds: boolean): Promise<void> {
   const ids = [...FAULTS, ...HOSTILE_IDS];
   switch (faultName) {
     case 'none':
-      return sendBody(c, 200, JSON.stringify({ object: 'list', data: ids.map(entry) }));
+      return sendBody(c, 200, JSON.stringify({ object: 'list', data: [...ids, ...(keyInIds ? keyIds(c.token) : [])].map(entry) }));
     case 'huge-body': {
       const [head, tail] = around({ object: 'list', data: ids.map(entry), padding: MARK });
       const piece = 'p'.repeat(64 * 1024);
@@ -723,14 +785,14 @@ export async function startChaosServer(options: ChaosOptions = {}): Promise<Chao
     if (body && typeof body.model === 'string') line.model = body.model;
     const c = context(req, res, body ?? {}, options.token ?? bearer(req));
     if (/[?&]loop=1(&|$)/.test(req.url ?? '')) return redirectLoop(c, shared);
-    if (req.method === 'GET' && path === '/v1/models') return listModels(c, modelsFault, shared);
+    if (req.method === 'GET' && path === '/v1/models') return listModels(c, modelsFault, shared, options.keyInIds === true);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
       return sendBody(c, 404, openaiError(`Unknown request URL: ${req.method} ${path}.`, 'invalid_request_error', 'unknown_url'));
     }
     if (raw === undefined) return sendBody(c, 413, openaiError('Request body too large.', 'invalid_request_error', null));
     if (!body) return sendBody(c, 400, openaiError('We could not parse the JSON body of your request.', 'invalid_request_error', null));
     if (FAULT_SET.has(c.model)) return fault(c, c.model as Fault, shared);
-    if (HOSTILE_SET.has(c.model) || /^m-\d+$/.test(c.model)) return normal(c);
+    if (HOSTILE_SET.has(c.model) || /^(m-\d+|kid-.*)$/.test(c.model)) return normal(c);
     return sendBody(c, 404, openaiError(`The model \`${c.model}\` does not exist or you do not have access to it.`, 'invalid_request_error', 'model_not_found'));
   });
 

@@ -5,6 +5,8 @@ import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
+import { junitProblems } from '../helpers/junit.js';
+import { PAGE_JS } from '../../src/report/writers/html-page.js';
 
 // A key with characters that JSON and URLs escape, so every encoding of it is checked.
 const KEY = 'sk-LEAKCHECK-9f8e7d6c5b4a/+="quoted"';
@@ -64,4 +66,27 @@ describe('the API key never leaves the Authorization header', () => {
     expect(run.stderr).toContain('401');
     expect(run.stdout + run.stderr).not.toContain('WRONGKEY');
   });
+});
+
+describe('a key that is short or a word of the reports', () => {
+  it.each(['function', 'testcase', 'script', 'x'])('%j: said up front, every file still whole, the key not where it stands as a credential', async (key) => {
+    const server = await startReferenceServer({ profile: loadProfile('echo-key'), apiKey: key });
+    try {
+      const out = await tempDir();
+      const run = await runCli(['--base-url', server.url, '--out', out, '--probes', 'chat.*,auth.*'], { OPENAI_API_KEY: key });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^warning: \$OPENAI_API_KEY (has fewer than 8 characters|is made of words chatprobe's own reports use).*removed only where it stands whole as a credential/m);
+      const files = await scan(out);
+      // Every file parses as what it is: no element, field or line of script was cut for the key.
+      expect(await junitProblems(files['junit.xml']!)).toEqual([]);
+      expect(JSON.parse(files['report.json']!).results.length).toBeGreaterThan(0);
+      for (const line of files['exchanges.har']!.split('\n')) if (line.startsWith('{"startedDateTime"')) JSON.parse(line.replace(/,$/, ''));
+      expect(files['report.html']).toContain(PAGE_JS);
+      for (const [name, text] of Object.entries({ ...files, stdout: run.stdout, stderr: run.stderr })) {
+        expect(new RegExp(`Bearer ${key}\\b`, 'i').test(text), name).toBe(false);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });

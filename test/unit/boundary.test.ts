@@ -54,18 +54,23 @@ describe('redaction', () => {
     }
   });
 
-  it('finds every fragment in either case, as a plain search of the lower-cased text does (seeded random texts; İ and K lower-case to letters a key has)', () => {
+  it('finds every fragment in either case and through spaces, as a plain search of the lower-cased text without them does (seeded random texts; İ and K lower-case to letters a key has)', () => {
     let seed = 7;
     const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const key = 'sk-Proj-Ab1Cd2Ef3Gh4Ik5Jm6';
     const lowKey = key.toLowerCase();
     const needles = Array.from({ length: lowKey.length - FRAGMENT_LENGTH + 1 }, (_, i) => lowKey.slice(i, i + FRAGMENT_LENGTH));
-    /** The plain way: every needle's every place in the lower-cased text, spans merged (one code unit each way). */
+    /**
+     * The plain way: every needle's every place in the lower-cased text read without its spaces (a secret is
+     * searched through whitespace), spans merged (one code unit each way).
+     */
     const plain = (text: string) => {
       const low = text.toLowerCase();
       if (low.length !== text.length) return undefined;
+      const kept = [...low].flatMap((c, i) => (c === ' ' ? [] : [i]));
+      const bare = kept.map((i) => low[i]).join('');
       const hit = new Uint8Array(text.length + 1);
-      for (const n of needles) for (let at = low.indexOf(n); at >= 0; at = low.indexOf(n, at + 1)) hit.fill(1, at, at + FRAGMENT_LENGTH);
+      for (const n of needles) for (let at = bare.indexOf(n); at >= 0; at = bare.indexOf(n, at + 1)) hit.fill(1, kept[at]!, kept[at + FRAGMENT_LENGTH - 1]! + 1);
       let out = '';
       for (let i = 0; i < text.length; i++) if (!hit[i]) out += text[i];
       else if (i === 0 || !hit[i - 1]) out += REDACTED;
@@ -180,7 +185,7 @@ describe('redaction', () => {
 
   it('refuses secrets shorter than 8 characters as needles, naming them without their value', () => {
     const r = createRedactor([{ value: 'x', label: '$OPENAI_API_KEY' }, { value: '1', label: 'the value of --header X-Session-Id' }, { value: 'openai', label: 'h' }]);
-    expect(r.refused).toEqual(['$OPENAI_API_KEY', 'the value of --header X-Session-Id', 'h']);
+    expect(r.refused).toEqual(['$OPENAI_API_KEY', 'the value of --header X-Session-Id', 'h'].map((label) => ({ label, why: 'short' })));
     const text = '{"index":1,"object":"list","owned_by":"openai","x":"y"}';
     expect(r.redact(text)).toBe(text);
   });
