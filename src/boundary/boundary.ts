@@ -1,4 +1,4 @@
-import type { CallRecord, ModelEntry, Report } from '../report/model.js';
+import { ENDPOINT, type CallRecord, type ModelEntry, type ProbeResult, type Report } from '../report/model.js';
 import { createRedactor, redactJoined, type Redact, type Redactor, type RedactorOptions, type RefusedSecret, type Secret } from './secrets.js';
 import { clip, showControls } from './text.js';
 import { setOwn } from '../own.js';
@@ -78,13 +78,89 @@ export class Boundary {
     return walk(value, this, limits, 0) as T;
   }
 
+  /**
+   * The report as every file shows it: each string cleaned, and each model named by its unique id
+   * (nameModels) wherever the report names one: `models[].id`, results' `model`, a shard's plan. Writers
+   * and the baseline key on these ids, so two models are never one row, one suite or one baseline entry.
+   */
   report(report: Report): Report {
     const { models, ...rest } = report;
-    return { ...this.clean(rest), models: models.map((m) => this.model(m)) };
+    this.nameModels(report.shard?.allModels ?? models.map((m) => m.id));
+    const out = this.clean(rest);
+    out.results = out.results.map((r, i) => ({ ...r, model: this.modelId(report.results[i]!.model) }));
+    if (out.shard && report.shard) out.shard.allModels = report.shard.allModels.map((id) => this.modelId(id));
+    return { ...out, models: models.map((m) => ({ ...this.model(m), id: this.modelId(m.id) })) };
+  }
+
+  /** One result as it completes (the live progress lines), its model named as the report will name it. */
+  result(r: ProbeResult): ProbeResult {
+    return { ...this.clean(r), model: this.modelId(r.model) };
   }
 
   trace(records: readonly CallRecord[]): CallRecord[] {
-    return records.map((r) => this.clean(r));
+    return records.map((r) => (r.model === undefined ? this.clean(r) : { ...this.clean(r), model: this.modelId(r.model) }));
+  }
+
+  /** Each model's id in the outputs, by its id as listed (nameModels). */
+  private names = new Map<string, string>();
+
+  /**
+   * Names the models of a run (its whole plan) for every output. An id is cleaned like any text, but cut
+   * so that it stays within REPORT_LIMITS.string with its cut said: cleaning it again leaves it as it is,
+   * so `chatprobe repro`, `merge` and `compare`, which clean the report they read, find the same id. Ids
+   * that cleaning makes alike (cut at the same character, redacted to the same, an escape and the control
+   * it shows) are told apart by a suffix saying so, numbered by their ids as listed, sorted (not by their
+   * place in the listing, so a baseline keeps its keys when the server reorders its list): a hostile
+   * server's 6 models must not become 3 rows of 112 results each.
+   */
+  nameModels(ids: Iterable<string>): void {
+    const names = new Map<string, string>();
+    const alike = new Map<string, string[]>();
+    for (const id of new Set(ids)) {
+      if (id === ENDPOINT) continue;
+      const clean = this.modelText(id, REPORT_LIMITS.string);
+      const group = alike.get(clean);
+      if (group) group.push(id);
+      else alike.set(clean, [id]);
+    }
+    const taken = new Set([ENDPOINT, ...alike.keys()]);
+    for (const [clean, group] of alike) {
+      if (group.length === 1) {
+        names.set(group[0]!, clean);
+        continue;
+      }
+      group.sort();
+      group.forEach((id, i) => {
+        // A suffixed id can itself be a listed one: a further number then sets it apart.
+        let name: string;
+        let again = 0;
+        do {
+          const note = ` [${i + 1} of ${group.length} ids alike once cleaned${again > 0 ? `, ${again + 1}` : ''}]`;
+          name = this.modelText(id, REPORT_LIMITS.string - note.length) + note;
+          again++;
+        } while (taken.has(name));
+        taken.add(name);
+        names.set(id, name);
+      });
+    }
+    this.names = names;
+  }
+
+  /** A model's id as the outputs name it: as nameModels named it, else cleaned the same way. */
+  modelId(id: string): string {
+    if (id === ENDPOINT) return id;
+    return this.names.get(id) ?? this.modelText(id, REPORT_LIMITS.string);
+  }
+
+  /** An id redacted, its controls shown, and cut to at most `room` characters, the note of the cut included. */
+  private modelText(id: string, room: number): string {
+    const shown = showControls(this.redact(id));
+    let clean = clip(shown, room);
+    for (let max = room; clean.length > room; ) {
+      max -= clean.length - room;
+      clean = clip(shown, max);
+    }
+    return clean;
   }
 
   private model(m: ModelEntry): ModelEntry {

@@ -81,6 +81,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       {
         onPlan: (models, probes) => {
           const perModel = probes.filter((p) => p.scope !== 'target').length;
+          // Every output names each model by its unique id (Boundary.nameModels), exchanges.har as it is written too.
+          boundary.nameModels(models.map((m) => m.id));
           rows = new RowProgress((model) => (model === ENDPOINT ? probes.length - perModel : perModel));
           const called = models.filter((m) => m.call).length;
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
@@ -95,7 +97,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
         onCall: recordCalls(recorder, boundary),
         onResult: (r, done, total, inFlight, queued) => {
           if (options.quiet) return;
-          const cell = boundary.clean(judgeResult(r, baseline));
+          const cell = judgeResult(boundary.result(r), baseline);
           if (tty) {
             const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight, queued });
             progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));

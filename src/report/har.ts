@@ -48,7 +48,11 @@ export const HAR_LIMITS = { string: 70_000, depth: 16, items: 1000 };
  * output boundary (bounded, cleaned, then the serialised entry redacted once more) into `writer`.
  */
 export function recordCalls(writer: HarWriter, boundary: Boundary): (call: RecordedCall) => void {
-  return (call) => writer.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(joinedRedacted(call, boundary)), HAR_LIMITS))));
+  // `_model` is the model's id as report.json names it (Boundary.modelId), so the evidence lines up.
+  return (call) => {
+    const named = call.model === undefined ? call : { ...call, model: boundary.modelId(call.model) };
+    writer.add(boundary.redact(JSON.stringify(boundary.clean(harEntry(joinedRedacted(named, boundary)), HAR_LIMITS))));
+  };
 }
 
 /**

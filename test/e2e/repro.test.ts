@@ -40,7 +40,7 @@ describe('chatprobe repro', () => {
   it('prints curl commands that reproduce the cell against the server, the key as $OPENAI_API_KEY', async () => {
     const repro = await runCli(['repro', out, 'ref-standard', 'parameters.max_tokens']);
     expect(repro.code, repro.stderr).toBe(0);
-    expect(repro.stdout).toMatch(/^ref-standard parameters\.max_tokens: honoured\nrequirement: .+\nseen: expected at most 5 tokens/);
+    expect(repro.stdout).toMatch(/^# ref-standard parameters\.max_tokens: honoured\n# requirement: .+\n# seen: expected at most 5 tokens/);
     expect(repro.stdout).toContain('-H "Authorization: Bearer $OPENAI_API_KEY"');
     expect(repro.stdout).not.toContain(KEY.slice(3, 15));
     const answers = await runCurls(repro.stdout);

@@ -2,7 +2,10 @@ import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { Boundary, DECLARED_LIMITS } from '../../src/boundary/boundary.js';
+import { Boundary, DECLARED_LIMITS, REPORT_LIMITS } from '../../src/boundary/boundary.js';
+import { recordCalls, type HarWriter } from '../../src/report/har.js';
+import { ENDPOINT, type Report } from '../../src/report/model.js';
+import { parseJunit } from '../helpers/junit.js';
 import { createRedactor, FRAGMENT_LENGTH, REDACTED } from '../../src/boundary/secrets.js';
 import { clip, oneLine, showControls } from '../../src/boundary/text.js';
 import { renderJunit } from '../../src/report/writers/junit.js';
@@ -269,6 +272,82 @@ describe('Boundary', () => {
     expect(out).toContain('\\x1b[8mconcealed');
     expect(out).not.toContain('\r');
     expect(out).toContain('\\x0d\\x1b[2Kforged line');
+  });
+});
+
+describe('model ids made unique once cleaned', () => {
+  const b = Boundary.of([{ value: KEY, label: 'key' }]);
+  const long = 'L'.repeat(REPORT_LIMITS.string);
+  /** Listed ids that cleaning makes alike, in threes and twos, and one id that is a suffixed name already. */
+  const LISTED = [
+    `${long}-a`, `${long}-b`, `${long}-c`, // cut at the same character
+    `x-${KEY}`, `x-${REDACTED}`, // redacted to the same
+    'dup\r', 'dup\\x0d', // a control and the escape that shows it
+    'dup\\x0d [1 of 2 ids alike once cleaned]', // what the first of those would be named
+    'plain',
+  ];
+  const PROBES = ['chat.basic', 'parameters.max_tokens'];
+
+  function collidingReport(): Report {
+    const base = sampleReport();
+    const cell = (model: string, probe: string) => ({ ...base.results[0]!, model, probe, evidence: [`${model.slice(-8)}-${probe}`] });
+    return {
+      ...base,
+      models: LISTED.map((id) => ({ id, listed: true })),
+      results: [...LISTED.flatMap((id) => PROBES.map((p) => cell(id, p))), cell(ENDPOINT, 'auth.missing_key')],
+      shard: { index: 1, count: 1, allModels: [...LISTED] },
+    };
+  }
+
+  it('gives each model its own id, said so by a suffix, within the string cap', () => {
+    const clean = b.report(collidingReport());
+    const ids = clean.models.map((m) => m.id);
+    expect(new Set(ids).size).toBe(LISTED.length);
+    for (const id of ids) expect(id.length).toBeLessThanOrEqual(REPORT_LIMITS.string);
+    // Numbered in the order of the ids as listed ('[' before 's'), whatever order the server lists them in.
+    expect(ids.slice(3)).toEqual([
+      `x-${REDACTED} [2 of 2 ids alike once cleaned]`,
+      `x-${REDACTED} [1 of 2 ids alike once cleaned]`,
+      'dup\\x0d [1 of 2 ids alike once cleaned, 2]',
+      'dup\\x0d [2 of 2 ids alike once cleaned]',
+      'dup\\x0d [1 of 2 ids alike once cleaned]',
+      'plain',
+    ]);
+    for (const [i, id] of ids.slice(0, 3).entries()) {
+      expect(id.startsWith('LLL')).toBe(true);
+      expect(id).toMatch(new RegExp(`… \\[\\d+ more characters cut by chatprobe\\] \\[${i + 1} of 3 ids alike once cleaned\\]$`));
+    }
+    expect(fragmentsIn(JSON.stringify(clean))).toEqual([]);
+    // Every result, the shard's plan, and each model's cells are keyed by that id.
+    for (const id of ids) expect(clean.results.filter((r) => r.model === id).map((r) => r.probe)).toEqual(PROBES);
+    expect(clean.results.at(-1)!.model).toBe(ENDPOINT);
+    expect(clean.shard!.allModels).toEqual(ids);
+  });
+
+  it('is the same id when cleaned again (repro, merge and compare clean the report they read)', () => {
+    const clean = b.report(collidingReport());
+    const again = new Boundary().report(clean);
+    expect(again.models.map((m) => m.id)).toEqual(clean.models.map((m) => m.id));
+    expect(again.results.map((r) => r.model)).toEqual(clean.results.map((r) => r.model));
+  });
+
+  it('junit.xml has one test case per cell', async () => {
+    const report = b.report(collidingReport());
+    const suites = (await parseJunit(renderJunit(report))).testsuites.testsuite;
+    expect(suites.flatMap((s) => s.testcase ?? [])).toHaveLength(report.results.length);
+  });
+
+  it('trace.jsonl and exchanges.har name each call’s model as report.json does', () => {
+    const boundary = Boundary.of([{ value: KEY, label: 'key' }]);
+    const clean = boundary.report(collidingReport());
+    const trace = boundary.trace(LISTED.map((model, i) => ({ id: `c${i}`, at: '', probe: 'chat.basic', model, method: 'POST', path: '/chat/completions', durationMs: 1, bytes: 0 })));
+    expect(trace.map((r) => r.model)).toEqual(clean.models.map((m) => m.id));
+    const lines: string[] = [];
+    const record = recordCalls({ add: (json: string) => lines.push(json) } as unknown as HarWriter, boundary);
+    for (const [i, model] of LISTED.entries()) {
+      record({ callId: `c${i}`, at: '', probe: 'chat.basic', model, method: 'POST', url: 'http://h/', requestHeaders: {}, requestBody: undefined, status: 200, responseHeaders: {}, responseText: '', bytes: 0, durationMs: 1, ttftMs: undefined, events: undefined, cuts: [], error: undefined });
+    }
+    expect(lines.map((l) => JSON.parse(l)._model)).toEqual(clean.models.map((m) => m.id));
   });
 });
 

@@ -115,8 +115,8 @@ describe('matrix.md', () => {
   it('shows each cell, findings with their evidence, and the summary counts', () => {
     expect(md).toContain('| `chat.basic` | conformance | ❌ fail | 💥 error: upstream |');
     expect(md).toContain('evidence: c2 in trace.jsonl and exchanges.har');
-    // A failing cell says how to reproduce it; the model id shell-quoted, then escaped as text.
-    expect(md).toContain(`reproduce, in this folder: chatprobe repro . 'gpt-4.1\\|mini' chat.basic`);
+    // A failing cell says how to reproduce it: the command in a code span, the model id shell-quoted and not escaped.
+    expect(md).toContain("reproduce, in this folder: `chatprobe repro . 'gpt-4.1|mini' chat.basic`");
     expect(md).toContain('Results: 0 passed, 2 failed, 1 skipped, 1 errored.');
     expect(md).not.toContain('<html>');
   });

@@ -3,7 +3,7 @@ import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
 import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
-import { REPRODUCIBLE, shellQuote } from '../repro.js';
+import { REPRODUCIBLE, reproLine } from '../repro.js';
 
 /**
  * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
@@ -18,6 +18,20 @@ export function escapeText(text: string): string {
     .replace(/(www)\./gi, '$1\\.')
     // cmark-gfm links e-mail addresses after parsing, escaped or not: a word joiner after the @ breaks the address.
     .replace(/@/g, '@\u2060');
+}
+
+/**
+ * A command as a code span that shows it exactly, rendered and raw: code spans take no escapes, so nothing
+ * of escapeText's may touch it; the fence is one backtick longer than any run inside (no backtick in it can
+ * close the span), and a space pads a command that begins or ends with a backtick or a space (CommonMark
+ * strips one from each side). The command is one line (shellQuote writes line breaks as escapes), so no
+ * block (a list item, a heading) can start inside it.
+ */
+export function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = /^[` ]|[` ]$/.test(text) ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression**', improvement: ' ⬆ improvement' };
@@ -128,8 +142,8 @@ export function renderMatrix(report: Report): string {
     if (r.message && !r.observed.includes(r.message)) out.push(`  - server said${r.status ? ` (HTTP ${r.status})` : ''}: ${escapeText(r.message)}`);
     if (r.evidence.length > 0) {
       out.push(`  - evidence: ${r.evidence.join(', ')} in trace.jsonl and exchanges.har`);
-      // The model id is shell-quoted, then escaped like any text of the server's.
-      if (REPRODUCIBLE.has(r.verdict)) out.push(`  - reproduce, in this folder: chatprobe repro . ${escapeText(shellQuote(r.model))} ${r.probe}`);
+      // A code span: the raw line, copied, is the command, and so is the rendered one.
+      if (REPRODUCIBLE.has(r.verdict)) out.push(`  - reproduce, in this folder: ${codeSpan(reproLine(r.model, r.probe))}`);
     }
   }
   out.push('');
