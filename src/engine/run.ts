@@ -245,7 +245,7 @@ export async function runAudit(
       } catch (err) {
         threw = true;
         if (err instanceof RowStalled) {
-          evidence.push(...err.calls);
+          for (const id of err.calls) evidence.push(id);
           verdict = { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${err.message}` };
         } else {
           // The message only: a stack trace carries local install paths into reports that CI publishes.
@@ -526,7 +526,7 @@ class CellContext implements ProbeContext, CallObserver {
   }
 
   private track<T extends Exchange>(x: T): T {
-    this.evidence.push(...x.attempts);
+    for (const id of x.attempts) this.evidence.push(id);
     return x;
   }
 
@@ -586,7 +586,7 @@ class CellContext implements ProbeContext, CallObserver {
     }
     const { calls } = entry;
     return (entry.value as Promise<T>).then((value) => {
-      this.evidence.push(...calls);
+      for (const id of calls) this.evidence.push(id);
       return value;
     });
   }
@@ -685,7 +685,7 @@ const GAPS_PER_STREAM = 256;
 function recordTimes(t: StreamTimes, s: StreamExchange): void {
   t.count++;
   if (s.ttftMs !== undefined) t.ttft.push(s.ttftMs);
-  t.gaps.push(...s.gapsMs.slice(0, GAPS_PER_STREAM));
+  for (const gap of s.gapsMs.slice(0, GAPS_PER_STREAM)) t.gaps.push(gap);
   const n = s.assembled?.chunkCount ?? 0;
   if (s.durationMs > 0 && n > 0) t.cps.push((n * 1000) / s.durationMs);
 }
