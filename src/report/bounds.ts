@@ -26,6 +26,3 @@ export const PAGE_MODELS = 200;
  * exchanges it left out and exchanges.har has them all. With the matrix above, a page stays under ~40 MB.
  */
 export const PAGE_EXCHANGE_CHARS = 24 * 1024 * 1024;
-
-/** "and 99,800 more" — the tail of a cut list. */
-export const more = (n: number, what: string) => `${n} more ${what}`;
