@@ -1,4 +1,4 @@
-import { renderJson } from '../report/writers/json.js';
+import { jsonPieces } from '../report/writers/json.js';
 import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
@@ -19,6 +19,7 @@ import { VERSION } from '../version.js';
 import { join } from 'node:path';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
 import { ENDPOINT } from '../report/model.js';
+import { EVERY_PROBE } from '../report/view.js';
 import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
 import { CannotTestError } from '../engine/errors.js';
@@ -39,6 +40,13 @@ async function reportToGithub(report: Report, boundary: Boundary, env: NodeJS.Pr
   // Annotations go to stdout, where the runner reads workflow commands, unless stdout carries the JSON.
   for (const line of githubAnnotations(report)) command(line, json ? 'err' : 'out');
 }
+
+/**
+ * After Ctrl-C or SIGTERM, the time left to write the partial report: a signal must end the run within
+ * seconds whatever its size (a supervisor's SIGKILL follows), so past this only report.json and junit.xml
+ * are written, and the rest is said to be left out.
+ */
+const INTERRUPTED_WRITE_MS = 3000;
 
 /** Beyond this many models, a run is worth a warning before it starts spending. */
 const LARGE_RUN_MODELS = 500;
@@ -97,6 +105,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
         onCall: recordCalls(recorder, boundary),
         onResult: (r, done, total, inFlight, queued) => {
           if (options.quiet) return;
+          // Rows the run did not reach before Ctrl-C or --max-duration are counted in the closing line, not
+          // a progress line each: a run stopped early among 100,000 models wrote 100,000 lines here.
+          if (r.probe === EVERY_PROBE && (r.cause === 'interrupted' || r.cause === 'deadline')) return;
           const cell = judgeResult(boundary.result(r), baseline);
           if (tty) {
             const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight, queued });
@@ -114,16 +125,23 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     // Past this line only the report that crossed the output boundary is used; the raw one is let go.
     const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const trace = run.trace;
+    const { endBy, reserveMs } = run;
     run = undefined;
     // exchanges.har is complete before report.html, which shows its exchanges, is written, and put in place
     // with the reports, in one step.
     const recorded = har;
-    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());
+    const signalled = interrupt.at();
+    const writeBy = Math.min(endBy ?? Infinity, signalled === undefined ? Infinity : signalled + INTERRUPTED_WRITE_MS);
+    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit(), Number.isFinite(writeBy) ? writeBy : undefined);
     har = undefined;
     written.written = [...written.written, join(options.out, HAR_FILE)].sort();
-    if (options.json) out(renderJson(report));
+    if (options.json) for (const piece of jsonPieces(report)) out(piece);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
+    if (written.skipped.length > 0) {
+      const why = signalled !== undefined ? `the run was interrupted, and they could not be written within ${INTERRUPTED_WRITE_MS / 1000} s of it` : '--max-duration ran out while writing the reports';
+      err(`not written: ${written.skipped.join(', ')} (${why}); report.json has every cell\n`);
+    }
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     // Billing probes named in --probes and left out of the run: said here too, not only in the reports.
     const billing = report.billing;
@@ -134,7 +152,10 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (report.maxDurationReached) {
       const perRow = report.probes.filter((p) => p.scope !== 'target').length;
       const notRun = report.results.filter((r) => r.cause === 'deadline').length + report.models.filter((m) => m.notRun?.cause === 'deadline').length * perRow;
-      err(`stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"\n`);
+      err(
+        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"` +
+          `${reserveMs ? ` (probing stopped ${(reserveMs / 1000).toFixed(1)} s before the end, the time kept to write the reports)` : ''}\n`,
+      );
     }
     if (options.updateBaseline && (report.interrupted || report.maxDurationReached)) {
       err('the baseline was not rewritten: this run did not finish\n');

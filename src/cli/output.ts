@@ -110,20 +110,24 @@ export function untilStopped(): Promise<void> {
  * report (exit 130); the second quits at once, saying where the calls went (`quitting`, asked then). `release`
  * takes the handlers away when the run is done.
  */
-export function interruptible(say: (text: string) => void, quitting?: () => string | undefined): { signal: AbortSignal; release(): void } {
+export function interruptible(say: (text: string) => void, quitting?: () => string | undefined): { signal: AbortSignal; at(): number | undefined; release(): void } {
   const controller = new AbortController();
+  let at: number | undefined;
   const onSignal = () => {
     if (controller.signal.aborted) {
       say(`\nquit at once${quitting?.() ?? ''}\n`);
       process.exit(EXIT.interrupted);
     }
     say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    at = performance.now();
     controller.abort();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   return {
     signal: controller.signal,
+    /** When (performance.now()) the first signal came, if one did. */
+    at: () => at,
     release: () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../engine/errors.js';
-import { HAR_FILE } from '../report/har.js';
+import { eachHarEntry, HAR_FILE } from '../report/har.js';
 import { readReport, reportFile } from '../report/read.js';
 import { findCell, renderRepro, type HarRequestView } from '../report/repro.js';
 import { EXIT } from './exit.js';
@@ -19,13 +18,17 @@ export async function reproCommand(path: string, model: string, probe: string): 
       throw new CannotTestError(`no cell ${oneLine(model)} × ${oneLine(probe)} in the report`, `models: ${models}; probes as listed by \`chatprobe probes\``);
     }
     const harPath = join(dirname(await reportFile(path)), HAR_FILE);
-    let har: { log: { entries: HarRequestView[] } };
+    // Read a line (an entry) at a time, keeping only the cell's evidence: the record of a long run is
+    // gigabytes, past the longest string V8 makes ("Invalid string length" when read whole).
+    const wanted = new Set(cell.evidence);
+    const entries = new Map<string, HarRequestView>();
     try {
-      har = JSON.parse(await readFile(harPath, 'utf8'));
+      await eachHarEntry(harPath, (e) => {
+        if (wanted.has(e._callId)) entries.set(e._callId, e);
+      });
     } catch (e) {
       throw new CannotTestError(`cannot read ${harPath}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'repro reads the exchanges.har written beside report.json (chatprobe 0.1 and later)');
     }
-    const entries = new Map(har.log.entries.map((e) => [e._callId, e]));
     out(renderRepro(report, cell, entries));
     return EXIT.ok;
   } catch (e) {

@@ -23,7 +23,7 @@ export const AuditFlags = z.object({
   // Bounded by what a timer holds (2^31 ms, about 24.8 days): past it Node fires at once, which ended the run
   // at start (--max-duration) or paced nothing (--rpm).
   rpm: z.number().min(0.001).optional().describe('Requests per minute at most, for the whole run'),
-  maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take; cells not reached by then are reported as not run (cause deadline) and fail'),
+  maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take, writing the reports included: probing stops early enough to write them; cells not reached are reported as not run (cause deadline) and fail'),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),

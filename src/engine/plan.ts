@@ -3,6 +3,21 @@ import { ENDPOINT } from '../report/model.js';
 import { CannotTestError } from './errors.js';
 import { isGlob, matchAny } from './glob.js';
 import type { ListedModel } from './discover.js';
+import { clip } from '../boundary/text.js';
+
+/**
+ * Listed models a "no match" hint names, each cut to HINT_ID_CHARS: the hint is read in a terminal, and the
+ * server chooses how many ids it lists and how long they are (100,000 ids made a 900 KB hint).
+ */
+export const HINT_MODELS = 20;
+const HINT_ID_CHARS = 80;
+
+/** The first HINT_MODELS ids of the list, and how many more there are. */
+export function listedHint(listed: readonly ListedModel[]): string {
+  const shown = listed.slice(0, HINT_MODELS).map((m) => clip(m.id, HINT_ID_CHARS));
+  const rest = listed.length - shown.length;
+  return `listed models: ${shown.join(', ')}${rest > 0 ? ` and ${rest} more (GET /models lists them all)` : ''}`;
+}
 
 export interface PlannedModel {
   id: string;
@@ -60,7 +75,7 @@ export function makePlan(
   if (models.length === 0) {
     throw new CannotTestError(
       `no listed model matches --models ${options.models.join(' ')}`,
-      `listed models: ${listed.map((m) => m.id).join(', ')}`,
+      listedHint(listed),
     );
   }
   return { models, probes: selectedProbes };

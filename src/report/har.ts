@@ -78,6 +78,26 @@ export function capBody(text: string, what: string, cuts: string[]): string {
   return text.slice(0, RECORDED_BODY_CHARS);
 }
 
+/**
+ * Characters of stream events an entry keeps: with the two bodies, an entry stays under ~400 KB, so a
+ * reader taking exchanges.har a line at a time holds one bounded line (1,000 events of 70,000 characters
+ * each were a 70 MB line).
+ */
+export const RECORDED_EVENT_CHARS = 256 * 1024;
+
+/** A stream's events up to RECORDED_EVENT_CHARS of data, the cut said in `cuts`. */
+function capEvents(events: { at: number; data: string }[], cuts: string[]): { at: number; data: string }[] {
+  let chars = 0;
+  for (let i = 0; i < events.length; i++) {
+    chars += events[i]!.data.length;
+    if (chars > RECORDED_EVENT_CHARS) {
+      cuts.push(`the stream's events are recorded up to ${RECORDED_EVENT_CHARS} characters of data: ${i} of ${events.length} kept`);
+      return events.slice(0, i);
+    }
+  }
+  return events;
+}
+
 const headerList = (h: Record<string, string>) => Object.entries(h).map(([name, value]) => ({ name, value }));
 
 /**
@@ -121,8 +141,9 @@ export function harEntry(c: RecordedCall): Record<string, unknown> {
     _probe: c.probe,
   };
   if (c.model !== undefined) entry._model = c.model;
-  if (c.events) entry._events = c.events;
-  if (c.cuts.length > 0) entry._cuts = c.cuts;
+  const cuts = [...c.cuts];
+  if (c.events) entry._events = capEvents(c.events, cuts);
+  if (cuts.length > 0) entry._cuts = cuts;
   if (c.error) entry._error = c.error;
   return entry;
 }

@@ -13,7 +13,9 @@ import { exitCodeOf, summarise } from './summary.js';
 export function judge(report: Report, baseline: Baseline | undefined, about?: { path: string; updated: boolean }): Report {
   const { baseline: _previous, ...rest } = report;
   const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: judgeRow(m.id, m.notRun, baseline) } : m));
-  if (baseline && (!report.shard || report.shard.index === 1)) models.push(...missingModels(report, baseline));
+  // A loop, not push(...spread): a baseline may name as many models as a server once listed (the stack
+  // holds a spread's arguments).
+  if (baseline && (!report.shard || report.shard.index === 1)) for (const m of missingModels(report, baseline)) models.push(m);
   const { summary: _summary, ...observed } = rest;
   // A run that did not finish never rewrites the baseline (the CLI keeps the file as it was): its report says so.
   const said = about && about.updated && (report.interrupted || report.maxDurationReached) ? { ...about, updated: false } : about;

@@ -4,8 +4,8 @@ import { closeSync, existsSync, openSync, renameSync, rmSync, writeFileSync, wri
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
-import { renderJson } from './writers/json.js';
-import { renderJunit } from './writers/junit.js';
+import { jsonPieces } from './writers/json.js';
+import { junitPieces } from './writers/junit.js';
 import { writeHtml } from './writers/html.js';
 import { renderMatrix } from './writers/markdown.js';
 import { traceLines } from './writers/trace.js';
@@ -80,10 +80,45 @@ export async function checkOutputs(paths: { out: string; baseline?: string; summ
 export interface WriteOutcome {
   written: string[];
   failed: { file: string; error: string }[];
+  /** Files not written because the time to write them had run out (an earlier run's copy removed). */
+  skipped: string[];
 }
+
+/**
+ * The file written whatever the time: the record every other file and the exit code derive from (a merge
+ * or a later `chatprobe` command renders the others from it). The others are left out once `deadline` has
+ * passed (said, never a failure), cheapest and most read first.
+ */
+const ALWAYS_WRITTEN = new Set(['report.json']);
 
 /** Trace records cleaned, rendered and written per batch: the trace of a long run is never one string. */
 const TRACE_BATCH = 2000;
+
+/** Characters of a file gathered before they are redacted and written. */
+const WRITE_BATCH = 256 * 1024;
+
+/**
+ * Writes a file given in pieces, a batch at a time, each batch redacted as it goes (a piece is whole
+ * entries, so no secret is split between two batches): a report of 100,000 models is never one string.
+ */
+export function writePieces(path: string, pieces: Iterable<string>, redact: (s: string) => string): void {
+  const file = openSync(path, 'w');
+  try {
+    let batch: string[] = [];
+    let size = 0;
+    for (const piece of pieces) {
+      batch.push(piece);
+      size += piece.length;
+      if (size < WRITE_BATCH) continue;
+      writeSync(file, redact(batch.join('')), null, 'utf8');
+      batch = [];
+      size = 0;
+    }
+    if (batch.length > 0) writeSync(file, redact(batch.join('')), null, 'utf8');
+  } finally {
+    closeSync(file);
+  }
+}
 
 /** The temporary files written and not yet put in place: removed if the process quits meanwhile (a second Ctrl-C). */
 const STAGED = new Set<string>();
@@ -147,15 +182,16 @@ export function commitStaged(staged: readonly Staged[]): { path: string; error: 
  * other files. One file at a time: what is held at once is one file's text (report.html is written a batch
  * at a time, its exchanges read from `har`, the run's complete exchanges record).
  */
-export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string, alongside?: () => void): Promise<WriteOutcome> {
+export async function writeReports(report: Report, trace: readonly CallRecord[], dir: string, boundary: Boundary, har?: string, alongside?: () => void, deadline?: number): Promise<WriteOutcome> {
+  // `deadline` (performance.now()): --max-duration's end, or a few seconds after Ctrl-C or SIGTERM. Past
+  // it, the files not in ALWAYS_WRITTEN are left out, and report.html embeds no more exchanges.
   await ensureDir(dir);
   const writers: [string, (tmp: string) => Promise<void>][] = [
     // Written synchronously (report.html too, a batch at a time): no write of ours is left in flight when
     // the process quits, so a temporary file removed then is not made again behind it.
-    ['report.json', async (tmp) => writeFileSync(tmp, boundary.redact(renderJson(report)), 'utf8')],
-    ['junit.xml', async (tmp) => writeFileSync(tmp, boundary.redact(renderJunit(report)), 'utf8')],
+    ['report.json', async (tmp) => writePieces(tmp, jsonPieces(report), (s) => boundary.redact(s))],
+    ['junit.xml', async (tmp) => writePieces(tmp, junitPieces(report), (s) => boundary.redact(s))],
     ['matrix.md', async (tmp) => writeFileSync(tmp, boundary.redact(renderMatrix(report)), 'utf8')],
-    ['report.html', (tmp) => writeHtml(tmp, report, har, (s) => boundary.redact(s))],
     [
       'trace.jsonl',
       async (tmp) => {
@@ -169,10 +205,15 @@ export async function writeReports(report: Report, trace: readonly CallRecord[],
         }
       },
     ],
+    ['report.html', (tmp) => writeHtml(tmp, report, har, (s) => boundary.redact(s), deadline)],
   ];
-  const outcome: WriteOutcome = { written: [], failed: [] };
+  const outcome: WriteOutcome = { written: [], failed: [], skipped: [] };
   const staged: Staged[] = [];
   for (const [file, write] of writers) {
+    if (deadline !== undefined && performance.now() > deadline && !ALWAYS_WRITTEN.has(file)) {
+      outcome.skipped.push(file);
+      continue;
+    }
     try {
       staged.push(await stageFile(join(dir, file), write));
     } catch (err) {
@@ -180,6 +221,8 @@ export async function writeReports(report: Report, trace: readonly CallRecord[],
     }
   }
   const unplaced = commitStaged(staged);
+  // A file left out goes with the run it came from: the folder never mixes this run's report with an older page.
+  for (const file of outcome.skipped) rmSync(join(dir, file), { force: true });
   alongside?.();
   outcome.written = staged.map((s) => s.path).filter((p) => !unplaced.some((u) => u.path === p));
   for (const u of unplaced) outcome.failed.push({ file: basename(u.path), error: u.error });

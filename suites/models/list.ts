@@ -27,7 +27,9 @@ export default defineProbe({
     const ids = data.map((m) => (isObject(m) ? m.id : undefined));
     const empty = ids.filter((id) => typeof id !== 'string' || id === '').length;
     if (empty > 0) findings.push(fail('empty_id', `${empty} entr${empty === 1 ? 'y' : 'ies'} without a non-empty string id`));
-    const dupes = [...new Set(ids.filter((id, i) => typeof id === 'string' && ids.indexOf(id) !== i))];
+    // One pass with a Set: an indexOf per id is quadratic, and a gateway may list 100,000 models.
+    const seen = new Set<unknown>();
+    const dupes = [...new Set(ids.filter((id) => typeof id === 'string' && (seen.has(id) || (seen.add(id), false))))];
     if (dupes.length > 0) findings.push(fail('duplicate_id', `ids listed more than once: ${dupes.slice(0, 5).join(', ')}`));
     // The name chatprobe gives its endpoint row: such a model would be mixed into that row's cells.
     if (ids.includes(ENDPOINT)) findings.push(warn('reserved_id', `a model is listed as ${JSON.stringify(ENDPOINT)}, the name of chatprobe's endpoint row: it is not audited`));

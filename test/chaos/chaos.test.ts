@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { micromark } from 'micromark';
 import { gfm, gfmHtml } from 'micromark-extension-gfm';
@@ -340,4 +340,119 @@ describe('hostile model lists', () => {
     expect(await junitProblems(await readFile(join(out, 'junit.xml'), 'utf8'))).toEqual([]);
     expect((await readdir(out)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   }, 120_000);
+});
+
+/**
+ * Lists of thousands of models, the size a gateway chooses: --max-duration bounds the whole run, the
+ * reports included, and every output stays something a reader (a browser, `chatprobe repro`, a terminal,
+ * GitHub's step summary) can open. Each of these is the feature's own deadline, asserted with slack.
+ */
+describe('thousands of listed models, under a deadline', () => {
+  /** Past the deadline: node and tsx starting (~2 s), the plan's GET /models, and a busy CI machine. */
+  const SLACK_S = 12;
+
+  it('2,500 models, the whole suite, --max-duration 40: ends in time, no stack overflow, the exit code is the report\'s', async () => {
+    const server = await startChaosServer({ modelsFault: 'twenty-five-hundred' });
+    const dir = await tempDir();
+    const out = join(dir, 'reports');
+    const summary = join(dir, 'summary.md');
+    const t = performance.now();
+    const run = await cli(server.url, out, ['--concurrency', '16', '--max-duration', '40'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+    const seconds = (performance.now() - t) / 1000;
+    await server.close();
+    expect(run.stderr).not.toMatch(/Maximum call stack|heap out of memory|FATAL/);
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+    expect(run.code, run.stderr.slice(-2000)).toBe(report.summary!.exitCode);
+    expect(report.models).toHaveLength(2500);
+    expect(seconds, run.stderr.slice(-1000)).toBeLessThan(40 + SLACK_S);
+    expect(run.stdout.length).toBeGreaterThan(0);
+    expect((await readFile(summary, 'utf8')).length).toBeGreaterThan(0);
+    // The matrix on stdout is the first models', the rest counted.
+    expect(run.stdout).toContain('the matrix shows the first 100 of 2500 models');
+  }, 150_000);
+
+  it('100,000 models, --max-duration 60: ends in time with reports a browser and `chatprobe repro` open', async () => {
+    const server = await startChaosServer({ modelsFault: 'many-models' });
+    const out = await tempDir();
+    const t = performance.now();
+    const run = await cli(server.url, out, ['--concurrency', '8', '--max-duration', '60']);
+    const seconds = (performance.now() - t) / 1000;
+    await server.close();
+    expect(run.code, run.stderr.slice(-2000)).toBe(1);
+    expect(seconds, run.stderr.slice(-1000)).toBeLessThan(60 + SLACK_S);
+    expect(run.stderr).toMatch(/stopped at --max-duration \(60 s\): \d+ cell\(s\) not run, reported with cause "deadline" \(probing stopped [\d.]+ s before the end/);
+    // No progress line per row the deadline left unreached.
+    expect(run.stderr.split('\n').length).toBeLessThan(5000);
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+    expect(report.models).toHaveLength(100_000);
+    expect(report.maxDurationReached).toBe(true);
+    // report.html: the first 200 models' cells and exchanges, under 40 MB (PAGE_EXCHANGE_CHARS is 24 MB of
+    // it; the rest is 12,000 cells and the page's script), where 100,000 models made 148 MB.
+    const html = join(out, 'report.html');
+    expect((await stat(html)).size).toBeLessThan(40 * 1024 * 1024);
+    if (!NO_BROWSER) {
+      const browser = await launchBrowser();
+      try {
+        const { page, problems } = await openFile(browser, html);
+        expect(await page.locator('#page-cut').textContent()).toContain('first 200 of 100000 models');
+        expect(await page.locator('#matrix thead th.model').count()).toBeGreaterThan(0);
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    }
+    // repro reads exchanges.har an entry at a time and finds the cell's calls.
+    const probed = report.results.find((r) => r.model !== '(endpoint)' && r.evidence.length > 0)!;
+    const repro = await runCli(['repro', out, probed.model, probed.probe], { NODE_OPTIONS: HEAP.join(' ') });
+    expect(repro.code, repro.stderr).toBe(0);
+    expect(repro.stdout).toContain(`# ${probed.evidence[0]} (`);
+    expect(repro.stdout).toMatch(/^curl -sS -X POST /m);
+  }, 200_000);
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('100,000 models, %s: exit 130 within seconds, report.json written and the rest said', async (sig) => {
+    const server = await startChaosServer({ modelsFault: 'many-models' });
+    const out = await tempDir();
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, '--base-url', server.url, '--timeout', '2', '--concurrency', '8', '--out', out], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', OPENAI_API_KEY: KEY, NODE_OPTIONS: HEAP.join(' ') },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      let sentAt = 0;
+      const code = await new Promise<number | null>((resolve) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          // Once the first row is done: the plan of 100,000 models is made and cells are in flight.
+          if (!sentAt && /\[\d+\/\d+\]/.test(stderr)) {
+            sentAt = performance.now();
+            child.kill(sig);
+          }
+        });
+        child.on('close', resolve);
+      });
+      const seconds = (performance.now() - sentAt) / 1000;
+      expect(code, stderr.slice(-2000)).toBe(130);
+      expect(seconds, stderr.slice(-2000)).toBeLessThan(15);
+      const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+      expect(report.interrupted).toBe(true);
+      expect(report.models).toHaveLength(100_000);
+      // Every other file is written, or said to be left out.
+      const written = await readdir(out);
+      const left = /not written: ([\w., ]+) \(the run was interrupted/.exec(stderr)?.[1]?.split(', ') ?? [];
+      for (const f of ['junit.xml', 'matrix.md', 'trace.jsonl', 'report.html']) expect(written.includes(f) || left.includes(f), f).toBe(true);
+      expect(written.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
+
+  it('a --models that matches none of 100,000 listed ids: a short hint, not the whole list', async () => {
+    const server = await startChaosServer({ modelsFault: 'many-models' });
+    const run = await cli(server.url, await tempDir(), ['--models', 'no-such-model-*']);
+    await server.close();
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/hint: listed models: m-0, m-1, .* and 99980 more \(GET \/models lists them all\)/);
+    expect(run.stderr.length).toBeLessThan(4000);
+  }, 60_000);
 });

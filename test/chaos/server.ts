@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { createGzip } from 'node:zlib';
 
-export type ModelsFault = 'none' | 'huge-body' | 'many-models' | 'html' | 'hang' | 'redirect' | 'status-500' | 'deep-entry' | 'ten-thousand';
+export type ModelsFault = 'none' | 'huge-body' | 'many-models' | 'html' | 'hang' | 'redirect' | 'status-500' | 'deep-entry' | 'ten-thousand' | 'twenty-five-hundred';
 
 export interface ChaosOptions {
   modelsFault?: ModelsFault;
@@ -665,8 +665,9 @@ async function listModels(c: Ctx, faultName: ModelsFault, shared: Shared, keyInI
       return;
     }
     case 'many-models':
-    case 'ten-thousand': {
-      const count = faultName === 'many-models' ? 100_000 : 10_000;
+    case 'ten-thousand':
+    case 'twenty-five-hundred': {
+      const count = faultName === 'many-models' ? 100_000 : faultName === 'ten-thousand' ? 10_000 : 2_500;
       function* body(): Generator<string> {
         yield '{"object":"list","data":[';
         for (let i = 0; i < count; i += 1000) {

@@ -4,6 +4,7 @@ import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
 import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
 import { EVERY_PROBE, viewOf } from '../view.js';
+import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
 export interface Painter {
   tone(tone: Tone, text: string): string;
@@ -21,6 +22,16 @@ export function painter(isTTY: boolean, env: NodeJS.ProcessEnv): Painter {
 const pad = (s: string, n: number) => s + ' '.repeat(Math.max(0, n - s.length));
 /** A text cut to `n` characters, the cut said with an ellipsis. */
 const fit = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`);
+
+/**
+ * The largest of `values(x)` over `items`, at least `floor`: a loop, not Math.max(...spread), whose
+ * arguments go on the stack (past ~120,000 of them, a RangeError: the server chooses how many models).
+ */
+function widest<T>(floor: number, items: Iterable<T>, value: (x: T) => number): number {
+  let n = floor;
+  for (const x of items) n = Math.max(n, value(x));
+  return n;
+}
 
 /** One character per verdict, for matrices too wide for words (with a legend). */
 export const VERDICT_SYMBOL: Record<ProbeResult['verdict'], string> = {
@@ -47,8 +58,11 @@ export const DEFAULT_COLUMNS = 120;
 export function renderConsole(report: Report, paint: Painter, columns?: number): string {
   const width = Math.max(40, columns ?? DEFAULT_COLUMNS);
   const view = viewOf(report);
-  const names = report.models.map((m) => oneLine(m.id));
-  const probeWidth = Math.max(5, ...report.probes.map((p) => p.id.length));
+  // The matrix draws the first MATRIX_MODELS models; the rest are counted below it (report.json has them).
+  const models = report.models.slice(0, MATRIX_MODELS);
+  const hidden = report.models.length - models.length;
+  const names = models.map((m) => oneLine(m.id));
+  const probeWidth = widest(5, report.probes, (p) => p.id.length);
   const lines: string[] = [];
   if (view.endpoint.length > 0) {
     lines.push(paint.bold('endpoint'));
@@ -59,11 +73,11 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
     lines.push('');
   }
   const cellOf = (modelId: string, probeId: string) => view.cell(modelId, probeId);
-  const widths = report.models.map((m, i) =>
-    Math.max(names[i]!.length, ...view.matrixProbes.map((p) => {
+  const widths = models.map((m, i) =>
+    widest(names[i]!.length, view.matrixProbes, (p) => {
       const r = cellOf(m.id, p.id);
       return r ? cellText(r.verdict, r.cause).length : 1;
-    })),
+    }),
   );
   const fullWidth = probeWidth + widths.reduce((n, w) => n + 2 + w, 0);
   /** A row of cells: each padded to its column but the last, so no line ends in spaces. */
@@ -72,17 +86,17 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       const text = i === cells.length - 1 ? c.text : pad(c.text, colWidths[i]!);
       return c.tone ? paint.tone(c.tone, text) : text;
     })].join('  ').trimEnd();
-  const numbered = report.models.map((_, i) => String(i + 1));
-  const symbolWidth = Math.max(...numbered.map((n) => n.length));
-  if (report.models.length === 0 || fullWidth <= width) {
+  const numbered = models.map((_, i) => String(i + 1));
+  const symbolWidth = String(models.length).length;
+  if (models.length === 0 || fullWidth <= width) {
     lines.push(paint.bold(row('probe', names.map((text) => ({ text })), widths)));
     for (const p of view.matrixProbes) {
-      lines.push(row(p.id, report.models.map((m) => {
+      lines.push(row(p.id, models.map((m) => {
         const r = cellOf(m.id, p.id);
         return r ? { text: cellText(r.verdict, r.cause), tone: VERDICT_TONE[r.verdict] } : { text: '-' };
       }), widths));
     }
-  } else if (probeWidth + report.models.length * (symbolWidth + 1) <= width) {
+  } else if (probeWidth + models.length * (symbolWidth + 1) <= width) {
     // Symbols under numbered models, one space apart.
     const cols = numbered.map(() => symbolWidth);
     const line = (first: string, cells: { text: string; tone?: Tone }[]) =>
@@ -92,7 +106,7 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       }).join(' ')].join('').trimEnd();
     lines.push(paint.bold(line('probe', numbered.map((text) => ({ text })))));
     for (const p of view.matrixProbes) {
-      lines.push(line(p.id, report.models.map((m) => {
+      lines.push(line(p.id, models.map((m) => {
         const r = cellOf(m.id, p.id);
         return r ? { text: VERDICT_SYMBOL[r.verdict], tone: VERDICT_TONE[r.verdict] } : { text: '-' };
       })));
@@ -100,12 +114,12 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
     lines.push('');
     for (const [i, name] of names.entries()) lines.push(fit(`${pad(numbered[i]!, symbolWidth)}  ${name}`, width));
     const legend = Object.entries(VERDICT_SYMBOL).map(([v, sym]) => `${sym} ${v}`);
-    lines.push(...wrapText(`${legend.join(', ')}, - not run`, width));
+    for (const l of wrapText(`${legend.join(', ')}, - not run`, width)) lines.push(l);
   } else {
     // One block per model: probe and verdict on each line, the verdicts in one column.
-    const verdictWidth = Math.max(5, ...report.results.map((r) => cellText(r.verdict, r.cause).length));
+    const verdictWidth = widest(5, report.results, (r) => cellText(r.verdict, r.cause).length);
     const room = Math.max(10, Math.min(probeWidth, width - 4 - Math.min(verdictWidth, 20)));
-    for (const [i, m] of report.models.entries()) {
+    for (const [i, m] of models.entries()) {
       if (i > 0) lines.push('');
       lines.push(paint.bold(fit(names[i]!, width)));
       for (const p of view.matrixProbes) {
@@ -115,16 +129,27 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       }
     }
   }
+  if (hidden > 0) {
+    lines.push('');
+    for (const l of wrapText(`the matrix shows the first ${models.length} of ${report.models.length} models; report.json has every cell of the other ${hidden}`, width)) lines.push(l);
+  }
   // A model that was not probed is explained once below, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
   const notable = report.results.filter((r) => !stopped.has(r.model) && (r.outcome !== 'passed' || r.verdict === 'warn' || r.comparison === 'improvement'));
   if (notable.length > 0) lines.push('');
   const cut = (text: string) => (columns === undefined ? text : fit(text, width));
+  // Past LISTED_LINES finding lines, the rest are counted in one line: a run's findings grow with its models.
+  let listed = 0;
+  let unlisted = 0;
+  const finding = (text: string) => {
+    if (listed++ < LISTED_LINES) lines.push(text);
+    else unlisted++;
+  };
   // Cells not run for one reason (Ctrl-C, --max-duration, a model that stopped answering) are one line a
   // model, not one each: a stopped run would list hundreds alike.
   const notRun = new Map<string, ProbeResult[]>();
   for (const r of notable) {
-    if (!r.notRun || r.comparison === 'regression') lines.push(findingLine(r, paint, cut));
+    if (!r.notRun || r.comparison === 'regression') finding(findingLine(r, paint, cut));
     else {
       const key = `${r.model}\u0000${r.cause ?? ''}\u0000${r.observed}`;
       const group = notRun.get(key);
@@ -134,15 +159,25 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   }
   for (const group of notRun.values()) {
     const r = group[0]!;
-    lines.push(group.length === 1 ? findingLine(r, paint, cut) : findingLine({ ...r, probe: `(${group.length} cells)` }, paint, cut));
+    finding(group.length === 1 ? findingLine(r, paint, cut) : findingLine({ ...r, probe: `(${group.length} cells)` }, paint, cut));
   }
-  for (const m of report.models.filter((x) => x.cause)) {
-    lines.push(paint.tone('bad', cut(`not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`)));
+  if (unlisted > 0) lines.push(cut(`… and ${unlisted} more finding line(s): matrix.md and report.json have them`));
+  // Rows not probed: a line each up to LISTED_LINES, then one line per cause for the rest (a run stopped
+  // early by --max-duration leaves most of 100,000 rows not probed, for one reason).
+  const rest = new Map<string, number>();
+  let rows = 0;
+  for (const m of report.models) {
+    if (!m.cause) continue;
+    if (rows++ < LISTED_LINES) lines.push(paint.tone('bad', cut(`not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`)));
+    else rest.set(m.cause, (rest.get(m.cause) ?? 0) + 1);
   }
+  for (const [cause, n] of rest) lines.push(paint.tone('bad', cut(`not probed (${cause}): ${n} more model(s), listed in report.json`)));
   const s = summarise(report);
   lines.push('');
   /** A closing line, wrapped to the terminal when there is one. */
-  const say = (text: string) => lines.push(...(columns === undefined ? [text] : wrapText(text, width)));
+  const say = (text: string) => {
+    for (const l of columns === undefined ? [text] : wrapText(text, width)) lines.push(l);
+  };
   say(
     `${extentText(report.models.length, report.probes)}, ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +

@@ -1,6 +1,7 @@
 import type { Report } from '../model.js';
 import { describeChange, summarise } from '../summary.js';
 import { escapeText, renderMatrix } from './markdown.js';
+import { LISTED_LINES } from '../bounds.js';
 
 /** GitHub caps a step summary at 1 MiB; stay well under it. */
 export const SUMMARY_LIMIT = 1000 * 1024;
@@ -12,7 +13,9 @@ export function renderGithubSummary(report: Report): string {
   const head: string[] = [];
   if (s.failures.length > 0) {
     head.push(`## chatprobe: ${s.failures.length} failing cell(s)`, '');
-    for (const r of s.failures) head.push(`- **${escapeText(r.model)}** · \`${r.probe}\`: ${describeChange(r)}: ${escapeText(r.observed)}`);
+    // The first LISTED_LINES of them: the summary is cut at 1 MiB anyway, and 100,000 lines cost memory first.
+    for (const r of s.failures.slice(0, LISTED_LINES)) head.push(`- **${escapeText(r.model)}** · \`${r.probe}\`: ${describeChange(r)}: ${escapeText(r.observed)}`);
+    if (s.failures.length > LISTED_LINES) head.push(`- … and ${s.failures.length - LISTED_LINES} more: see the reports`);
     head.push('');
   }
   const text = `${head.join('\n')}${renderMatrix(report)}`;

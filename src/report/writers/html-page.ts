@@ -162,7 +162,7 @@ export const PAGE_JS = String.raw`
   // ---- the page ----
   var app = document.getElementById('app');
   var facts = [R.target.baseUrl, 'chatprobe ' + R.tool.version, 'started ' + R.startedAt, Math.round(R.durationMs / 100) / 10 + ' s',
-    R.calls + ' calls', models.length + ' model(s) × ' + probes.length + ' probe(s)' + (R.probes.length > probes.length ? ' + ' + (R.probes.length - probes.length) + ' endpoint probe(s)' : '')];
+    R.calls + ' calls', (R.pageCut ? R.pageCut.models : models.length) + ' model(s) × ' + probes.length + ' probe(s)' + (R.probes.length > probes.length ? ' + ' + (R.probes.length - probes.length) + ' endpoint probe(s)' : '')];
   if (R.baseline) facts.push('baseline ' + R.baseline.path);
   var summary = R.summary;
   app.appendChild(h('header', { cls: 'top' }, [
@@ -170,6 +170,10 @@ export const PAGE_JS = String.raw`
     h('p', { cls: 'facts' }, facts.map(function (f) { return h('span', { text: f }); })),
     R.interrupted ? h('p', { cls: 'warn-line', text: 'This run was interrupted: cells not reached are reported as not run.' }) : null,
     R.maxDurationReached ? h('p', { cls: 'warn-line', text: 'This run stopped at --max-duration: cells not reached are errors with cause "deadline".' }) : null,
+    R.pageCut && R.pageCut.shownModels < R.pageCut.models ? h('p', { cls: 'warn-line', id: 'page-cut', text: 'This page shows the first ' + R.pageCut.shownModels + ' of ' + R.pageCut.models +
+      ' models (a page of every cell would be too large for a browser); report.json, junit.xml and exchanges.har beside it have every model. The counts below are those of the whole run.' }) : null,
+    R.pageCut && R.pageCut.exchangesLeft > 0 ? h('p', { cls: 'facts', id: 'exchanges-cut', text: R.pageCut.exchangesLeft + ' recorded exchange(s) are not on this page' +
+      (R.pageCut.exchangesWhy ? ' (past ' + R.pageCut.exchangesWhy + ')' : '') + ': exchanges.har has them all.' }) : null,
     summary ? h('p', { cls: 'facts' }, [h('span', { text: 'outcomes: ' + Object.keys(summary.outcomes).map(function (k) { return summary.outcomes[k] + ' ' + k; }).join(', ') }),
       h('span', { text: summary.regressions + ' regression(s)' }), h('span', { text: 'exit code ' + summary.exitCode })]) : null,
   ]));
@@ -332,7 +336,8 @@ export const PAGE_JS = String.raw`
   }
   function exchangeView(id) {
     var e = Object.prototype.hasOwnProperty.call(X, id) ? X[id] : null;
-    if (!e) return h('p', { cls: 'empty', text: id + ': ' + (R.exchangesRecorded ? 'not in exchanges.har' : 'exchanges were not recorded in this report') });
+    if (!e) return h('p', { cls: 'empty', text: id + ': ' + (!R.exchangesRecorded ? 'exchanges were not recorded in this report'
+      : R.pageCut && R.pageCut.exchangesLeft > 0 ? 'not on this page (see above): look it up in exchanges.har' : 'not in exchanges.har') });
     var answer = e.status ? 'HTTP ' + e.status : (e.statusText || e.error || 'no answer');
     var path = e.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
     var head = h('h3', { text: id + ' · ' + e.method + ' ' + path + ' → ' + answer + ' · ' + ms(e.ms) + (e.wait !== undefined && e.events ? ' · first byte ' + ms(e.wait) : '') });

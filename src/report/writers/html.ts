@@ -5,6 +5,7 @@ import { curlOf, REPRODUCIBLE, reproLine } from '../repro.js';
 import { VERDICT_TONE } from '../style.js';
 import { EVERY_PROBE } from '../view.js';
 import { PAGE_CSS, PAGE_JS } from './html-page.js';
+import { PAGE_EXCHANGE_CHARS, PAGE_MODELS } from '../bounds.js';
 
 /**
  * report.html: one self-contained page (no network: its Content-Security-Policy allows nothing but its own
@@ -121,8 +122,31 @@ export class StreamTimings {
   }
 }
 
+/** What the page leaves out of a large run, said on the page (report.json and exchanges.har have it all). */
+export interface PageCut {
+  /** Models in the run, of which the page shows the first `shownModels`. */
+  models: number;
+  shownModels: number;
+  /** Exchanges left out: of models the page does not show, or past its size budget, or past the deadline. */
+  exchangesLeft: number;
+  /** Why exchanges of shown models were left out, if any were. */
+  exchangesWhy?: string;
+}
+
+/**
+ * The part of a report the page draws: the first PAGE_MODELS models and their cells, and the endpoint's.
+ * A browser lays out a DOM node per cell; 100,000 models × 60 probes is not a page anyone can open.
+ */
+export function pagePart(report: Report): Report {
+  if (report.models.length <= PAGE_MODELS) return report;
+  const models = report.models.slice(0, PAGE_MODELS);
+  const shown = new Set<string>([ENDPOINT]);
+  for (const m of models) shown.add(m.id);
+  return { ...report, models, results: report.results.filter((r) => shown.has(r.model)) };
+}
+
 /** What the page's script reads: the report, with each cell worth reproducing given its command. */
-function pageData(report: Report, exchanges: boolean): unknown {
+function pageData(report: Report, exchanges: boolean, cut?: PageCut): unknown {
   const repro = (verdict: string, evidence: readonly string[], model: string, probe: string) =>
     REPRODUCIBLE.has(verdict) && evidence.length > 0 && exchanges ? reproLine(model, probe) : undefined;
   return {
@@ -132,6 +156,7 @@ function pageData(report: Report, exchanges: boolean): unknown {
     tones: VERDICT_TONE,
     gapBuckets: GAP_BUCKETS,
     exchangesRecorded: exchanges,
+    ...(cut ? { pageCut: cut } : {}),
     results: report.results.map((r) => ({ ...r, repro: repro(r.verdict, r.evidence, r.model, r.probe) })),
     models: report.models.map((m) => (m.notRun ? { ...m, notRun: { ...m.notRun, repro: repro(m.notRun.verdict, m.notRun.evidence, m.id, EVERY_PROBE) } } : m)),
   };
@@ -141,7 +166,8 @@ function pageData(report: Report, exchanges: boolean): unknown {
  * Writes report.html to `path`: the report (already through the output boundary), and the exchanges of
  * `harPath` when the run recorded them. Every piece written passes `redact`, a whole entry at a time.
  */
-export async function writeHtml(path: string, report: Report, harPath: string | undefined, redact: (s: string) => string): Promise<void> {
+export async function writeHtml(path: string, whole: Report, harPath: string | undefined, redact: (s: string) => string, deadline?: number): Promise<void> {
+  const report = pagePart(whole);
   // Written synchronously, a batch at a time: no write of ours is left in flight when the process quits
   // (a second Ctrl-C), so the temporary file removed then is not made again behind it.
   const file = openSync(path, 'w');
@@ -181,20 +207,37 @@ export async function writeHtml(path: string, report: Report, harPath: string | 
     for (const m of report.models) if (m.notRun && REPRODUCIBLE.has(m.notRun.verdict)) for (const id of m.notRun.evidence) reproducible.add(id);
     const timings = new StreamTimings();
     let recorded = false;
+    const cut: PageCut = { models: whole.models.length, shownModels: report.models.length, exchangesLeft: 0 };
+    const shown = new Set(report.models.map((m) => m.id));
     await put('\n<script type="application/json" id="exchanges-data">{');
     // No exchanges.har (a merged report): the page says the exchanges were not recorded.
     if (harPath && existsSync(harPath)) {
       let first = true;
+      let chars = 0;
       await eachHarEntry(harPath, async (e) => {
         timings.add(e);
-        await put(`${first ? '' : ','}${scriptJson(e._callId, redact)}:${scriptJson(pageExchange(e, reproducible.has(e._callId)), redact)}`);
+        // The exchanges of the models the page shows (and the endpoint's), within the page's budget and
+        // the run's deadline (--max-duration covers writing the reports): exchanges.har has them all.
+        if (e._model !== undefined && !shown.has(e._model)) {
+          cut.exchangesLeft++;
+          return;
+        }
+        if (chars > PAGE_EXCHANGE_CHARS || (deadline !== undefined && performance.now() > deadline)) {
+          cut.exchangesWhy ??= chars > PAGE_EXCHANGE_CHARS ? `the page's budget of ${PAGE_EXCHANGE_CHARS / 1024 / 1024} MB of exchanges` : 'the time left to write the reports';
+          cut.exchangesLeft++;
+          return;
+        }
+        const piece = `${first ? '' : ','}${scriptJson(e._callId, redact)}:${scriptJson(pageExchange(e, reproducible.has(e._callId)), redact)}`;
+        chars += piece.length;
+        await put(piece);
         first = false;
       });
       recorded = true;
     }
     await put('}</script>\n');
     await put(`<script type="application/json" id="timings-data">${scriptJson(timings, redact)}</script>\n`);
-    await put(`<script type="application/json" id="report-data">${scriptJson(pageData(report, recorded), redact)}</script>\n`);
+    const cutSaid = cut.shownModels < cut.models || cut.exchangesLeft > 0 ? cut : undefined;
+    await put(`<script type="application/json" id="report-data">${scriptJson(pageData(report, recorded, cutSaid), redact)}</script>\n`);
     await put(`<script>${PAGE_JS}</script>\n</body></html>\n`);
     await flush();
   } finally {

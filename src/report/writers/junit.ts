@@ -92,6 +92,15 @@ interface Suite {
 type Counts = { failure: number; error: number; skipped: number };
 
 export function renderJunit(report: Report): string {
+  return [...junitPieces(report)].join('');
+}
+
+/**
+ * junit.xml in pieces (a suite each), which joined are the file: a run of 100,000 models is 100,000 suites,
+ * never one string in memory. The totals of the root element come first in the file, so the cases are
+ * counted first, then the suites rendered one at a time.
+ */
+export function* junitPieces(report: Report): Generator<string> {
   // Ant writes its timestamp without a zone: this one is UTC, as the run_started property says.
   const timestamp = report.startedAt.slice(0, 19);
   const run = properties([
@@ -99,36 +108,41 @@ export function renderJunit(report: Report): string {
     ['target', report.target.baseUrl],
     ['run_started', report.startedAt],
   ]);
-  // Each suite is joined into one flat string. A rope (+= over the whole file) keeps every piece alive to
-  // the end, and the young-generation GC copied all of them again at each collection: most of the time a
-  // 200-model file took (issue 14).
-  const suites: string[] = [];
   const total = { tests: 0, failures: 0, errors: 0 };
   for (const suite of suitesOf(report)) {
-    const counts: Counts = { failure: 0, error: 0, skipped: 0 };
     const firstNotRun = new Map<string, string>();
-    const classname = xmlAttr(junitClassName(suite.model));
-    let ms = 0;
-    const cases: string[] = [];
-    for (const r of suite.cases) {
-      cases.push(testCase(suite.name, classname, r, firstNotRun, counts));
-      ms += r.durationMs;
-    }
     total.tests += suite.cases.length;
-    total.failures += counts.failure;
-    total.errors += counts.error;
-    suites.push(
-      `  <testsuite name="${xmlAttr(suite.name)}" tests="${suite.cases.length}" failures="${counts.failure}" errors="${counts.error}" skipped="${counts.skipped}" time="${seconds(ms)}" timestamp="${timestamp}">\n`,
-      `    <properties>\n${properties(suite.props)}${run}    </properties>\n`,
-      cases.join(''),
-      '  </testsuite>\n',
-    );
+    for (const r of suite.cases) {
+      const tag = caseTag(r, firstNotRun).tag;
+      if (tag === 'failure') total.failures++;
+      else if (tag === 'error') total.errors++;
+    }
   }
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<testsuites name="chatprobe" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" time="${seconds(report.durationMs)}">\n` +
-    `${suites.join('')}</testsuites>\n`
-  );
+  yield '<?xml version="1.0" encoding="UTF-8"?>\n' +
+    `<testsuites name="chatprobe" tests="${total.tests}" failures="${total.failures}" errors="${total.errors}" time="${seconds(report.durationMs)}">\n`;
+  for (const suite of suitesOf(report)) yield renderSuite(suite, timestamp, run).xml;
+  yield '</testsuites>\n';
+}
+
+/** One suite as one flat string (a rope of += over many cases kept every piece alive, and the young
+ *  generation's GC copied them all again at each collection). */
+function renderSuite(suite: Suite, timestamp: string, run: string): { xml: string; counts: Counts } {
+  const counts: Counts = { failure: 0, error: 0, skipped: 0 };
+  const firstNotRun = new Map<string, string>();
+  const classname = xmlAttr(junitClassName(suite.model));
+  let ms = 0;
+  const cases: string[] = [];
+  for (const r of suite.cases) {
+    cases.push(testCase(suite.name, classname, r, firstNotRun, counts));
+    ms += r.durationMs;
+  }
+  const xml = [
+    `  <testsuite name="${xmlAttr(suite.name)}" tests="${suite.cases.length}" failures="${counts.failure}" errors="${counts.error}" skipped="${counts.skipped}" time="${seconds(ms)}" timestamp="${timestamp}">\n`,
+    `    <properties>\n${properties(suite.props)}${run}    </properties>\n`,
+    cases.join(''),
+    '  </testsuite>\n',
+  ].join('');
+  return { xml, counts };
 }
 
 function properties(props: [string, string][]): string {
@@ -138,21 +152,19 @@ function properties(props: [string, string][]): string {
 }
 
 /** The endpoint's checks first, then one suite per model in plan order; a row not probed is one case. */
-function suitesOf(report: Report): Suite[] {
+function* suitesOf(report: Report): Generator<Suite> {
   const byModel = new Map<string, ProbeResult[]>();
   for (const r of report.results) {
     const list = byModel.get(r.model);
     if (list) list.push(r);
     else byModel.set(r.model, [r]);
   }
-  const suites: Suite[] = [];
   const endpoint = byModel.get(ENDPOINT);
-  if (endpoint) suites.push({ model: ENDPOINT, name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint });
+  if (endpoint) yield { model: ENDPOINT, name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint };
   for (const m of report.models) {
     const row = rowAsResult(m, EVERY_PROBE);
-    suites.push({ model: m.id, name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) });
+    yield { model: m.id, name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) };
   }
-  return suites;
 }
 
 function modelProps(m: ModelEntry): [string, string][] {
@@ -167,24 +179,44 @@ function modelProps(m: ModelEntry): [string, string][] {
   return props;
 }
 
-function testCase(suite: string, classname: string, r: ProbeResult, firstNotRun: Map<string, string>, counts: Counts): string {
-  const open = `    <testcase classname="${classname}" name="${xmlAttr(r.probe)}" time="${seconds(r.durationMs)}">\n`;
-  const rest = `      <system-out>${systemOut(r)}</system-out>\n    </testcase>\n`;
+/**
+ * What a case holds: nothing (passed), or its <skipped>, <error> or <failure>; a cell not run for a cause
+ * already failed in its suite is skipped and points at that failure (`first`). One function, so the
+ * root's totals (counted first) and the cases (rendered after) agree.
+ */
+function caseTag(r: ProbeResult, firstNotRun: Map<string, string>): { tag: keyof Counts | undefined; first?: string } {
   switch (r.outcome) {
     case 'passed':
-      return open + rest;
+      return { tag: undefined };
     case 'skipped':
-      return open + element(counts, 'skipped', r.verdict === 'inconclusive' ? `inconclusive: ${r.observed}` : r.observed) + rest;
+      return { tag: 'skipped' };
     case 'errored':
-      return open + element(counts, 'error', r.observed, r.cause ?? 'harness') + rest;
+      return { tag: 'error' };
     case 'failed': {
       if (r.notRun && r.cause) {
         const first = firstNotRun.get(r.cause);
-        if (first !== undefined) return open + element(counts, 'skipped', `${r.observed} (counted once, as the failure of ${first})`) + rest;
+        if (first !== undefined) return { tag: 'skipped', first };
         firstNotRun.set(r.cause, r.probe);
       }
-      return open + element(counts, 'failure', `${suite} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, failureType(r)) + rest;
+      return { tag: 'failure' };
     }
+  }
+}
+
+function testCase(suite: string, classname: string, r: ProbeResult, firstNotRun: Map<string, string>, counts: Counts): string {
+  const open = `    <testcase classname="${classname}" name="${xmlAttr(r.probe)}" time="${seconds(r.durationMs)}">\n`;
+  const rest = `      <system-out>${systemOut(r)}</system-out>\n    </testcase>\n`;
+  const { tag, first } = caseTag(r, firstNotRun);
+  switch (tag) {
+    case undefined:
+      return open + rest;
+    case 'skipped':
+      if (first !== undefined) return open + element(counts, 'skipped', `${r.observed} (counted once, as the failure of ${first})`) + rest;
+      return open + element(counts, 'skipped', r.verdict === 'inconclusive' ? `inconclusive: ${r.observed}` : r.observed) + rest;
+    case 'error':
+      return open + element(counts, 'error', r.observed, r.cause ?? 'harness') + rest;
+    case 'failure':
+      return open + element(counts, 'failure', `${suite} · ${r.probe}: ${describeChange(r)}${r.cause ? ` (${r.cause})` : ''}: ${r.observed}`, failureType(r)) + rest;
   }
 }
 

@@ -4,6 +4,7 @@ import { cellText, extentText, VERDICT_MARK } from '../style.js';
 import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
 import { viewOf } from '../view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
+import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
 /**
  * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
@@ -85,13 +86,18 @@ export function renderMatrix(report: Report): string {
     }
     out.push('', '## Models', '');
   }
-  out.push(`| probe | kind | ${report.models.map((m) => escapeText(m.id)).join(' | ')} |`);
-  out.push(`|---|---|${report.models.map(() => '---').join('|')}|`);
+  // The first MATRIX_MODELS models as columns; the others are counted under the table (report.json has them).
+  const columns = report.models.slice(0, MATRIX_MODELS);
+  out.push(`| probe | kind | ${columns.map((m) => escapeText(m.id)).join(' | ')} |`);
+  out.push(`|---|---|${columns.map(() => '---').join('|')}|`);
   for (const p of view.matrixProbes) {
-    const cells = report.models.map((m) => cell(view.cell(m.id, p.id)));
+    const cells = columns.map((m) => cell(view.cell(m.id, p.id)));
     out.push(`| \`${p.id}\` | ${p.kind} | ${cells.join(' | ')} |`);
   }
   out.push('');
+  if (columns.length < report.models.length) {
+    out.push(`The matrix shows the first ${columns.length} of ${report.models.length} models; report.json has every cell of the other ${report.models.length - columns.length}.`, '');
+  }
   out.push(
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
       (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
@@ -107,7 +113,14 @@ export function renderMatrix(report: Report): string {
   out.push('## Model facts', '');
   out.push('| model | listed | smoke call | median TTFT | median chunk gap | chunks/s | note |');
   out.push('|---|---|---|---|---|---|---|');
-  for (const m of report.models) {
+  // A line per model up to LISTED_LINES; the rest are counted by cause in one line.
+  const unlisted = new Map<string, number>();
+  for (const [i, m] of report.models.entries()) {
+    if (i >= LISTED_LINES) {
+      const why = m.cause ? `not probed (${m.cause})` : 'probed';
+      unlisted.set(why, (unlisted.get(why) ?? 0) + 1);
+      continue;
+    }
     const smoke = m.smoke ? `${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms` : 'not sent';
     const ttft = m.metrics?.ttftMsMedian !== undefined ? `${m.metrics.ttftMsMedian} ms` : '—';
     const gap = m.metrics?.gapMsMedian !== undefined ? `${m.metrics.gapMsMedian} ms` : '—';
@@ -121,14 +134,19 @@ export function renderMatrix(report: Report): string {
     out.push(`| ${escapeText(m.id)} | ${m.listed ? 'yes' : 'no'} | ${smoke} | ${ttft} | ${gap} | ${cps} | ${escapeText(note)} |`);
   }
   out.push('');
+  if (unlisted.size > 0) {
+    const counts = [...unlisted].map(([why, n]) => `${n} ${why}`).join(', ');
+    out.push(`The table lists the first ${LISTED_LINES} of ${report.models.length} models; report.json has the other ${report.models.length - LISTED_LINES} (${counts}).`, '');
+  }
   // What GET /models declares, beside what was observed (report/declared.ts).
   const declared = report.results.flatMap((r) => r.findings.filter((f) => f.code === 'declared_not_observed' || f.code === 'observed_not_declared').map((f) => ({ r, f })));
   if (declared.length > 0) {
     out.push('## Declared against observed', '');
-    for (const { r, f } of declared) out.push(`- ${f.severity === 'warn' ? '⚠️' : 'ℹ️'} **${escapeText(r.model)}** · \`${r.probe}\`: ${escapeText(f.message)}`);
+    for (const { r, f } of declared.slice(0, LISTED_LINES)) out.push(`- ${f.severity === 'warn' ? '⚠️' : 'ℹ️'} **${escapeText(r.model)}** · \`${r.probe}\`: ${escapeText(f.message)}`);
+    if (declared.length > LISTED_LINES) out.push(`- … and ${declared.length - LISTED_LINES} more: report.json has them`);
     out.push('');
   }
-  out.push(...quotaSection(report));
+  for (const line of quotaSection(report)) out.push(line);
   out.push('## Findings', '');
   // A model that was not probed is explained once, in the model facts, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
@@ -136,7 +154,7 @@ export function renderMatrix(report: Report): string {
     (r) => !stopped.has(r.model) && (r.comparison === 'regression' || r.comparison === 'improvement' || !['pass', 'honoured', 'accepted'].includes(r.verdict)),
   );
   if (notable.length === 0) out.push('Every probe passed or was honoured.');
-  for (const r of notable) {
+  for (const r of notable.slice(0, LISTED_LINES)) {
     const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` (${describeChange(r)})` : '';
     out.push(`- **${escapeText(r.model)}** · \`${r.probe}\` — ${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${change}: ${escapeText(r.observed)}`);
     if (r.message && !r.observed.includes(r.message)) out.push(`  - server said${r.status ? ` (HTTP ${r.status})` : ''}: ${escapeText(r.message)}`);
@@ -146,6 +164,7 @@ export function renderMatrix(report: Report): string {
       if (REPRODUCIBLE.has(r.verdict)) out.push(`  - reproduce, in this folder: ${codeSpan(reproLine(r.model, r.probe))}`);
     }
   }
+  if (notable.length > LISTED_LINES) out.push(`- … and ${notable.length - LISTED_LINES} more findings: report.json has them`);
   out.push('');
   out.push('## Probes', '');
   for (const p of report.probes) out.push(`- \`${p.id}\` (${p.kind}): ${escapeText(p.requirement)}`);
