@@ -193,12 +193,10 @@ describe('an audit of a hostile server', () => {
     const browser = await launchBrowser();
     try {
       const { page, problems } = await openFile(browser, join(dir, 'reports', 'report.html'));
-      // Every cell of the models that echo a secret clicked in turn, its evidence panel's text kept (every
-      // exchange and stream event table opened).
+      // Every cell clicked in turn, its evidence panel's text kept (every exchange and stream event table opened).
       const opened = await page.evaluate<string>(`(() => {
         let text = '';
         for (const td of document.querySelectorAll('td.cell')) {
-          if (!/^(key-echo|third-party|kid-)/.test(td.title)) continue;
           td.click();
           for (const d of document.querySelectorAll('#panel details')) d.open = true;
           text += document.getElementById('panel').innerText + '\\n';
@@ -213,7 +211,8 @@ describe('an audit of a hostile server', () => {
     } finally {
       await browser.close();
     }
-  }, 120_000);
+    // About 4,000 cells: 35 s alone on 2 cores, twice that beside the rest of the suite.
+  }, 180_000);
 
   it('writes files every consumer parses, with the hostile ids in them', async () => {
     const junit = await parseJunit(files['reports/junit.xml']!);
