@@ -43,8 +43,8 @@ async function reportToGithub(report: Report, boundary: Boundary, env: NodeJS.Pr
 
 /**
  * After Ctrl-C or SIGTERM, the time left to write the partial report: a signal must end the run within
- * seconds whatever its size (a supervisor's SIGKILL follows), so past this only report.json and junit.xml
- * are written, and the rest is said to be left out.
+ * seconds whatever its size (a supervisor's SIGKILL follows), so past this only report.json is written
+ * (report/write.ts: ALWAYS_WRITTEN), and the files left out are named.
  */
 const INTERRUPTED_WRITE_MS = 3000;
 
