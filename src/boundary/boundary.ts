@@ -1,4 +1,5 @@
-import { ENDPOINT, type CallRecord, type ModelEntry, type ProbeResult, type Report } from '../report/model.js';
+import type { CallRecord, ModelEntry, ProbeResult, Report } from '../report/model.js';
+import { ENDPOINT } from '../report/endpoint.js';
 import { createRedactor, redactJoined, type Redact, type Redactor, type RedactorOptions, type RefusedSecret, type Secret } from './secrets.js';
 import { clip, showControls } from './text.js';
 import { setOwn } from '../own.js';

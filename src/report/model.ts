@@ -145,8 +145,7 @@ export const ModelEntry = z.object({
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
-/** The `model` of results from target-scope probes, which run once per endpoint. */
-export const ENDPOINT = '(endpoint)';
+export { ENDPOINT } from './endpoint.js';
 
 export const ProbeInfo = z.object({
   id: z.string(),
