@@ -8,7 +8,7 @@ import { FRAGMENT_LENGTH } from '../../src/boundary/secrets.js';
 import { CallRecord, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
 import { EVERY_PROBE } from '../../src/report/view.js';
-import { ROOT, runCli, type CliRun } from '../helpers/cli.js';
+import { cliCommand, ROOT, runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { junitProblems, parseJunit } from '../helpers/junit.js';
@@ -246,7 +246,7 @@ describe('a hostile server, stopped by a signal', () => {
     const server = await startChaosServer();
     const out = await tempDir();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, '--base-url', server.url, '--timeout', '2', '--concurrency', '4', '--out', out], {
+      const child = spawn(...cliCommand(['--base-url', server.url, '--timeout', '2', '--concurrency', '4', '--out', out]), {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', OPENAI_API_KEY: KEY },
         stdio: ['ignore', 'ignore', 'pipe'],
@@ -347,8 +347,12 @@ describe('hostile model lists', () => {
  * GitHub's step summary) can open. Each of these is the feature's own deadline, asserted with slack.
  */
 describe('thousands of listed models, under a deadline', () => {
-  /** Past the deadline: node and tsx starting (~2 s), the plan's GET /models, and a busy CI machine. */
-  const SLACK_S = 12;
+  /**
+   * Past the deadline: node starting, the plan's GET /models, and a busy machine. The write time kept aside
+   * is an estimate made for a 2-core machine: 100,000 models with --max-duration 60 ended in 48-65 s at a
+   * load of 2 to 9, and once in 77 s at a load of 10 (three other test runs beside this suite).
+   */
+  const SLACK_S = 25;
 
   it('2,500 models, the whole suite, --max-duration 40: ends in time, no stack overflow, the exit code is the report\'s', async () => {
     const server = await startChaosServer({ modelsFault: 'twenty-five-hundred' });
@@ -412,7 +416,7 @@ describe('thousands of listed models, under a deadline', () => {
     const server = await startChaosServer({ modelsFault: 'many-models' });
     const out = await tempDir();
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, '--base-url', server.url, '--timeout', '2', '--concurrency', '8', '--out', out], {
+      const child = spawn(...cliCommand(['--base-url', server.url, '--timeout', '2', '--concurrency', '8', '--out', out]), {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', OPENAI_API_KEY: KEY, NODE_OPTIONS: HEAP.join(' ') },
         stdio: ['ignore', 'ignore', 'pipe'],

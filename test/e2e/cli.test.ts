@@ -6,7 +6,7 @@ import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { CallRecord, Report } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { cliCommand, ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
 
@@ -64,7 +64,7 @@ describe('chatprobe CLI', () => {
 
   it('exits quietly when stdout is closed early (piped into head)', async () => {
     const out = await tempDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', '--base-url', server.url, '--out', out, '--json'], {
+    const child = spawn(...cliCommand(['--base-url', server.url, '--out', out, '--json']), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: KEY },
     });
@@ -187,7 +187,7 @@ describe('chatprobe CLI', () => {
   });
 
   it('serve prints its base URL, answers, and stops on SIGTERM', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--profile', 'default'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn(...cliCommand(['serve', '--profile', 'default']), { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
     const url = await new Promise<string>((resolve, reject) => {
       let text = '';
       child.stdout.on('data', (d: Buffer) => {

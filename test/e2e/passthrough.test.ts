@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/passthrough/upstream.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
-import { interruptCli, runCli } from '../helpers/cli.js';
+import { cliCommand, interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { startPortkey, type Gateway } from '../helpers/portkey.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
@@ -19,8 +19,7 @@ const UPSTREAM_URL = /channel base URL: (http:\/\/[^\s]+)\/v1/;
 /** `chatprobe upstream` as a user starts it; resolves with its address once it has printed it. */
 async function startUpstreamCli(): Promise<ServerProcess & { url: string }> {
   const server = await startServerProcess(
-    process.execPath,
-    ['--import', 'tsx', `${ROOT}src/cli/main.ts`, 'upstream', '--port', '0', '--models', 'chatprobe-upstream'],
+    ...cliCommand(['upstream', '--port', '0', '--models', 'chatprobe-upstream']),
     { cwd: ROOT, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } },
     (out) => UPSTREAM_URL.test(out),
     'chatprobe upstream',

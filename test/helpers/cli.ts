@@ -9,9 +9,18 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the real CLI from source (tsx), the way a user would, with a clean environment plus `env`. */
+/**
+ * The CLI as users run it: the bundle test/global-setup.ts builds from the sources before the tests
+ * (dist/cli.mjs), started by the same node that runs the tests.
+ */
+export const CLI = `${ROOT}dist/cli.mjs`;
+
+/** The command line that runs the CLI with `args`: the program and its arguments, for spawn(). */
+export const cliCommand = (args: readonly string[]): [string, string[]] => [process.execPath, [CLI, ...args]];
+
+/** Runs the built CLI, the way a user would, with a clean environment plus `env`. */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
-  return runCommand(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], env, cwd);
+  return runCommand(...cliCommand(args), env, cwd);
 }
 
 /** Runs a command to its end with a clean environment (PATH, NO_COLOR) plus `env`; resolves with what it printed. */
@@ -32,12 +41,12 @@ export function runCommand(file: string, args: string[], env: Record<string, str
 }
 
 /**
- * Runs the real CLI from source and sends it SIGINT once `until` resolves, or once its stderr matches it;
+ * Runs the built CLI and sends it SIGINT once `until` resolves, or once its stderr matches it;
  * resolves with its exit code and what it printed.
  */
 export function interruptCli(args: string[], env: Record<string, string>, until: Promise<void> | RegExp, onStderr?: (stderr: string) => void): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`, ...args], {
+    const child = spawn(...cliCommand(args), {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
