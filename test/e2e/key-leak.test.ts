@@ -69,7 +69,7 @@ describe('the API key never leaves the Authorization header', () => {
 });
 
 describe('a key that is short or a word of the reports', () => {
-  it.each(['function', 'testcase', 'script', 'x'])('%j: said up front, every file still whole, the key not where it stands as a credential', async (key) => {
+  it.each(['function', 'testcase', 'script', 'x', 'new'])('%j: said up front, every file still whole, the key not where it stands as a credential', async (key) => {
     const server = await startReferenceServer({ profile: loadProfile('echo-key'), apiKey: key });
     try {
       const out = await tempDir();

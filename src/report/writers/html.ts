@@ -180,15 +180,18 @@ export async function writeHtml(path: string, whole: Report, harPath: string | u
     size = 0;
     writeSync(file, text, null, 'utf8');
   };
-  // Each piece passes the redactor once more as written (the file as a whole, as every report does).
-  const put = async (piece: string) => {
-    pending.push(redact(piece));
+  // Each piece of data passes the redactor once more as written (the file as a whole, as every report
+  // does). The page's own markup, style and script do not: they hold no text of anyone's, and a short key
+  // removed where it stands as a credential (`byKey = new` reads as one for a key `new`) would break them.
+  const write = async (piece: string) => {
+    pending.push(piece);
     size += piece.length;
     if (size >= WRITE_BATCH) await flush();
   };
+  const put = (piece: string) => write(redact(piece));
   try {
     const title = `chatprobe · ${report.target.baseUrl}`;
-    await put(
+    await write(
       [
         '<!doctype html>',
         '<html lang="en"><head><meta charset="utf-8">',
@@ -238,7 +241,7 @@ export async function writeHtml(path: string, whole: Report, harPath: string | u
     await put(`<script type="application/json" id="timings-data">${scriptJson(timings, redact)}</script>\n`);
     const cutSaid = cut.shownModels < cut.models || cut.exchangesLeft > 0 ? cut : undefined;
     await put(`<script type="application/json" id="report-data">${scriptJson(pageData(report, recorded, cutSaid), redact)}</script>\n`);
-    await put(`<script>${PAGE_JS}</script>\n</body></html>\n`);
+    await write(`<script>${PAGE_JS}</script>\n</body></html>\n`);
     await flush();
   } finally {
     closeSync(file);
