@@ -199,7 +199,8 @@ describe('the GitHub Action (action.yml, action/run.sh)', () => {
       expect(bad.code, input).toBe(2);
       expect(bad.stderr).toContain(`invalid ${flag}`);
     }
-  });
+    // Four audits: 5 s alone on 2 cores, 13 s beside other suites.
+  }, 60_000);
 
   it('takes the key from the job environment when the api-key input is empty, under OPENAI_API_KEY or the name api-key-env gives', async () => {
     const fromJob = await useAction(await newJob('audit', undefined, { OPENAI_API_KEY: KEY }), { 'base-url': server.url, probes: 'chat.basic' });
@@ -211,7 +212,8 @@ describe('the GitHub Action (action.yml, action/run.sh)', () => {
     expect(input.code, input.stderr).toBe(0);
     const none = await useAction(await newJob(), { 'base-url': server.url, probes: 'chat.basic' });
     expect(none.code).toBe(2);
-  });
+    // Four audits: 8 s alone on 2 cores, 13 s beside other suites.
+  }, 60_000);
 
   it('refuses inputs it cannot use before sending anything, and still fails the step', async () => {
     const cases: [Record<string, string>, RegExp][] = [
@@ -237,7 +239,8 @@ describe('the GitHub Action (action.yml, action/run.sh)', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/artifact-name input is the name an earlier chatprobe step of this job uploaded under/);
     expect(again.uploads).toEqual([]);
-  });
+    // Six runs of the action: 2.5 s alone on 2 cores, 4 s beside other suites.
+  }, 45_000);
 
   it('exits as the audit does when it cannot test, and says why, with the reports still uploaded', async () => {
     const run = await useAction(await newJob(), { 'base-url': closed, 'api-key': KEY });
