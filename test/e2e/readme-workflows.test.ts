@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { ROOT, runCli, runCommand, type CliRun } from '../helpers/cli.js';
-import { tempDir } from '../helpers/tmp.js';
 import { loadAction, runsIf, substitute, type Contexts } from './support/github-runner.js';
 import { workspaceDir } from './support/workspace.js';
 
@@ -66,7 +65,7 @@ describe("the README's CI workflows", () => {
   it('are valid workflows to action-validator', async (ctx) => {
     const bin = join(ROOT, 'node_modules', '.bin', 'action-validator');
     if (!existsSync(bin)) ctx.skip('node_modules/.bin/action-validator is absent: the devDependency @action-validator/cli (with @action-validator/core) is not installed');
-    const dir = await tempDir();
+    const dir = await workspaceDir('validate');
     for (const [i, block] of (await readmeYaml()).filter((b) => isGitHubWorkflow(b.yaml)).entries()) {
       const file = join(dir, `workflow-${i + 1}.yml`);
       await writeFile(file, block.text);
@@ -132,7 +131,7 @@ interface LegResult {
 
 async function runWorkflow(workflow: Yaml, repository: string, contexts: Contexts): Promise<LegResult[]> {
   const artifacts = new Map<string, string>();
-  const store = await tempDir('artifacts-');
+  const store = await workspaceDir('artifacts');
   const results: LegResult[] = [];
   const jobs = jobsOf(workflow);
   const done = new Set<string>();

@@ -3,6 +3,10 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { ROOT } from '../../helpers/cli.js';
 
+const made: string[] = [];
+// Registered when a test file imports this module: a hook added from inside a running test is not run.
+afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 /**
  * A job's working directory (its GITHUB_WORKSPACE), removed after the file's tests. It is inside the
  * repository's git-ignored reports/ folder because runCli's `--import tsx` is resolved from the working
@@ -12,6 +16,6 @@ export async function workspaceDir(prefix = 'workspace'): Promise<string> {
   const base = join(ROOT, 'reports');
   await mkdir(base, { recursive: true });
   const dir = await mkdtemp(join(base, `.${prefix}-`));
-  afterAll(() => rm(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
