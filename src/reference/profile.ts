@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Verdict } from '../report/model.js';
+import { VERSION } from '../version.js';
 
 /**
  * A reference-server profile: data, not code. It imitates one server or gateway: how it authenticates,
@@ -249,3 +250,13 @@ export const Profile = z.object({
   oracle: z.object({ key: z.boolean().default(true), args: z.array(z.string()).default([]) }).default({ key: true, args: [] }),
 });
 export type Profile = z.infer<typeof Profile>;
+
+/**
+ * The JSON Schema of a profile file, generated from the zod model so the two cannot drift: it ships as
+ * schema/profile.schema.json for vendors writing their own profile (the TypeScript source is not packed).
+ * Input form: what a file may leave out, the defaults fill in.
+ */
+export function profileJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(Profile, { io: 'input' }) as Record<string, unknown>;
+  return { ...schema, $id: `https://unpkg.com/chatprobe@${VERSION}/schema/profile.schema.json`, title: 'chatprobe reference-server profile' };
+}
