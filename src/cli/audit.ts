@@ -4,7 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
-import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
+import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { judge, judgeResult } from '../report/judge.js';
 import { extentText } from '../report/style.js';
 import { existsSync } from 'node:fs';
@@ -52,6 +52,15 @@ const INTERRUPTED_WRITE_MS = 3000;
 const LARGE_RUN_MODELS = 500;
 
 
+
+/** The options that audit part of what a full run would: a rewritten baseline keeps the rest, and says why. */
+function narrowing(options: ResolvedOptions): string[] {
+  const by: string[] = [];
+  if (options.shard) by.push(`--shard ${options.shard.index}/${options.shard.count}`);
+  if (options.models.length > 0) by.push(`--models ${options.models.map(oneLine).join(' ')}`);
+  if (options.probes.length > 0) by.push(`--probes ${options.probes.join(' ')}`);
+  return by;
+}
 
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
@@ -166,14 +175,13 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       for (const m of report.models.filter((x) => x.notRun?.comparison === 'missing')) {
         say(`${oneLine(m.id)} is no longer listed: its baseline cells are kept (remove them from ${displayPath(path)} to accept that it is gone)\n`);
       }
-      const { kept, none } = next.heldBack;
+      const { kept, none, rows } = next.update.heldBack;
       if (kept + none > 0) {
         say(`${kept + none} error cell(s) not stored as expected: ${kept} keep their previous expectation, ${none} have none (an error is never the norm)\n`);
       }
-      const rows = next.heldBack.rows;
       if (rows.kept.length > 0) say(`not probed, so not stored: ${rows.kept.map(oneLine).join(', ')} (every cell keeps its previous expectation)\n`);
       if (rows.none.length > 0) say(`not probed, so not stored: ${rows.none.map(oneLine).join(', ')} (no expectation yet: run --update-baseline again once it answers)\n`);
-      say(`baseline written: ${displayPath(path)}\n`);
+      for (const line of describeUpdate(displayPath(path), next.update, narrowing(options))) say(`${line}\n`);
     }
     return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {

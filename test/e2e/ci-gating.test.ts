@@ -388,6 +388,32 @@ describe('a baseline written while models fail their smoke call', () => {
   });
 });
 
+describe('--update-baseline on a narrowed run', () => {
+  it('keeps the models, endpoint checks and probes a shard or a filter did not observe, and says so', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    try {
+      const dir = await tempDir();
+      const baseline = join(dir, 'b.json');
+      const args = ['--base-url', server.url, '--probes', 'chat.basic', 'chat.model_echo', 'models.list', '--baseline', baseline, '--update-baseline'];
+      expect((await runCli([...args, '--out', join(dir, 'full')], env)).code).toBe(0);
+      const before = JSON.parse(await readFile(baseline, 'utf8')) as { cells: Record<string, Record<string, string>> };
+      expect(Object.keys(before.cells)).toEqual(['(endpoint)', 'ref-standard', 'ref-reasoning', 'ref-lenient']);
+
+      const shard = await runCli([...args, '--out', join(dir, 's2'), '--shard', '2/3'], env);
+      expect(shard.code, shard.stderr).toBe(0);
+      expect(JSON.parse(await readFile(baseline, 'utf8'))).toEqual(before);
+      expect(shard.stderr).toMatch(/baseline written: .*b\.json: 2 cell\(s\) observed \(0 new, 0 changed\); 5 cell\(s\) kept as they were, not observed \(this run was narrowed by --shard 2\/3, --probes chat\.basic chat\.model_echo models\.list\), 3 model\(s\) of them untouched/);
+
+      const oneProbe = await runCli(['--base-url', server.url, '--models', 'ref-standard', '--probes', 'chat.basic', '--baseline', baseline, '--update-baseline', '--out', join(dir, 'm')], env);
+      expect(oneProbe.code, oneProbe.stderr).toBe(0);
+      expect(JSON.parse(await readFile(baseline, 'utf8'))).toEqual(before);
+      expect(oneProbe.stderr).toContain('6 cell(s) kept as they were, not observed (this run was narrowed by --models ref-standard, --probes chat.basic)');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
 describe('baseline rules', () => {
   let server: ReferenceServer;
   beforeAll(async () => {
