@@ -4,7 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
-import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline } from '../report/baseline.js';
+import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline, type Baseline } from '../report/baseline.js';
 import { judge, judgeResult } from '../report/judge.js';
 import { extentText } from '../report/style.js';
 import { existsSync } from 'node:fs';
@@ -53,6 +53,9 @@ const LARGE_RUN_MODELS = 500;
 
 
 
+/** The models a baseline has cells for. */
+const expectedModels = (b: Baseline | undefined): ReadonlySet<string> | undefined => (b ? new Set(Object.keys(b.cells)) : undefined);
+
 /** The options that audit part of what a full run would: a rewritten baseline keeps the rest, and says why. */
 function narrowing(options: ResolvedOptions): string[] {
   const by: string[] = [];
@@ -74,7 +77,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
     if (options.dryRun) {
-      const plan = await planAudit(options, PROBES);
+      // A name the baseline expects is a model gone missing, not a typo: the plan must know them.
+      const expected = options.baseline && existsSync(options.baseline) ? loadBaseline(options.baseline, PROBES) : undefined;
+      const plan = await planAudit({ ...options, expectedModels: expectedModels(expected) }, PROBES);
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
     }
@@ -93,7 +98,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     let rows: RowProgress | undefined;
     const started = performance.now();
     let run: AuditRun | undefined = await runAudit(
-      options,
+      { ...options, expectedModels: expectedModels(baseline) },
       PROBES,
       {
         onPlan: (models, probes) => {
@@ -108,7 +113,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
             say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
           }
           if (unlisted.length > 0) {
-            say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
+            say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported as not tested, not called)'}\n`);
+            for (const m of models.filter((x) => x.closest && x.closest.length > 0)) say(`  closest listed to ${oneLine(m.id)}: ${m.closest!.map(oneLine).join(', ')}\n`);
+          }
+          // A shard the plan left no model: nothing to audit here, but merge needs its report to see the run whole.
+          if (options.shard && models.length === 0) {
+            say(`shard ${options.shard.index}/${options.shard.count} has no model of its own (the plan has fewer models than shards): its report is written for merge\n`);
           }
         },
         onCall: recordCalls(recorder, boundary),

@@ -490,6 +490,25 @@ describe('a baselined model the endpoint no longer lists', () => {
   });
 });
 
+describe('a baselined model named with --models that the endpoint no longer lists', () => {
+  it('is a missing model (exit 1), not a typo refused as nothing to test (exit 2)', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    try {
+      const dir = await tempDir();
+      const baseline = join(dir, 'b.json');
+      await writeFile(baseline, JSON.stringify({ schemaVersion: 1, cells: { 'gone-model': { 'chat.basic': 'pass' } } }));
+      const run = await runCli(['--base-url', server.url, '--models', 'gone-model', '--probes', 'chat.basic', '--baseline', baseline, '--out', join(dir, 'r')], env);
+      expect(run.code, run.stderr).toBe(1);
+      const report = await readReport(join(dir, 'r'));
+      expect(report.models.map((m) => [m.id, m.notRun?.comparison])).toEqual([['gone-model', 'missing']]);
+      const junit = await parseJunit(await readFile(join(dir, 'r', 'junit.xml'), 'utf8'));
+      expect(junit.testsuites.testsuite.find((s) => s.name === 'gone-model')?.testcase?.map((c) => c.failure?.type)).toEqual(['model_missing']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('chatprobe compare', () => {
   let server: ReferenceServer;
   beforeAll(async () => {
