@@ -11,6 +11,7 @@ import { interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
+import { wideReport } from '../helpers/report.js';
 
 const KEY = 'sk-ci-gating';
 const env = { OPENAI_API_KEY: KEY };
@@ -506,6 +507,23 @@ describe('a baselined model named with --models that the endpoint no longer list
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('chatprobe compare, a model gone from B', () => {
+  it('prints one line for the model with its number of cells, not one per probe; --json likewise; exit 1', async () => {
+    const dir = await tempDir();
+    const a = wideReport(3, 56);
+    const gone = a.models[2]!.id;
+    const b = { ...a, models: a.models.slice(0, 2), results: a.results.filter((r) => r.model !== gone) };
+    await writeFile(join(dir, 'a.json'), JSON.stringify(a));
+    await writeFile(join(dir, 'b.json'), JSON.stringify(b));
+    const text = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout.split('\n').filter((l) => l.includes(gone))).toEqual([`model_missing  ${gone}  (every probe): 56 cell(s) in A, the model gone from B`]);
+    expect(text.stdout).toContain(': 0 cell(s) differ: 0 worse, 0 better, 0 different; 1 model(s) gone from B (worse)');
+    const json = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json'), '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ worse: true, counts: { model_missing: 1 }, changes: [{ model: gone, probe: '(every probe)', change: 'model_missing', cells: 56 }] });
   });
 });
 
