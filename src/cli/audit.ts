@@ -169,10 +169,14 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
     if (report.maxDurationReached) {
+      // The summary's unit: a cell once, a model not reached once (as report.json, the console and the step
+      // summary count it); the cells those models stand for are said beside it.
       const perRow = report.probes.filter((p) => p.scope !== 'target').length;
-      const notRun = report.results.filter((r) => r.cause === 'deadline').length + report.models.filter((m) => m.notRun?.cause === 'deadline').length * perRow;
+      const cells = report.results.filter((r) => r.cause === 'deadline').length;
+      const rows = report.models.filter((m) => m.notRun?.cause === 'deadline').length;
       err(
-        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"` +
+        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${report.summary!.notRun} not run (${cells} cell(s), and ${rows} model(s) not reached, each counted once for its ${perRow} cells), ` +
+          `reported with cause "deadline" and counted among the ${report.summary!.outcomes.failed} failed` +
           `${reserveMs ? ` (probing stopped ${(reserveMs / 1000).toFixed(1)} s before the end, the time kept to write the reports)` : ''}\n`,
       );
     }

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeSync, constants, openSync, watch } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -300,6 +302,60 @@ describe('interruption', () => {
       await server.close();
     }
   });
+});
+
+/** Lists m1…m6; m1 answers every chat request, the others are held unanswered: a run that must stop at its deadline. */
+async function oneAnswering(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'].map((id) => ({ id, object: 'model' })) }));
+      } else if (req.url === '/v1/chat/completions' && (JSON.parse(body) as { model?: string }).model === 'm1') {
+        const message = { role: 'assistant', content: 'ok' };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
+      } else if (req.url !== '/v1/chat/completions') res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('--max-duration: one count of what was not run', () => {
+  it('says the same number on stderr, on the console, in report.json and in the step summary', async () => {
+    const server = await oneAnswering();
+    const dir = await tempDir();
+    const summary = join(dir, 'summary.md');
+    try {
+      // One request at a time: m2's smoke call holds it until the deadline, which leaves m1's cells and the
+      // other models' rows not run.
+      const run = await runCli(['--base-url', server.url, '--out', join(dir, 'r'), '--probes', 'parameters.max_tokens', 'parameters.stop', 'models.list', '--concurrency', '1', '--timeout', '30', '--max-duration', '3'], { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+      expect(run.code, run.stderr).toBe(1);
+      const report = await readReport(join(dir, 'r'));
+      const s = report.summary!;
+      const rows = report.models.filter((m) => m.notRun?.cause === 'deadline').length;
+      const cells = report.results.filter((r) => r.cause === 'deadline').length;
+      expect(rows).toBe(5);
+      expect(cells).toBeGreaterThan(0);
+      expect(s.notRun).toBe(rows + cells);
+      const said = `${s.notRun} not run (stopped at --max-duration), counted among the failed`;
+      expect(run.stderr).toContain(`: ${s.notRun} not run (${cells} cell(s), and ${rows} model(s) not reached, each counted once for its `);
+      expect(run.stderr).toContain(`reported with cause "deadline" and counted among the ${s.outcomes.failed} failed`);
+      expect(run.stdout).toContain(`${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored (stopped at --max-duration: partial report); ${said}`);
+      const step = await readFile(summary, 'utf8');
+      expect(step).toContain(`(${said})`);
+      expect(step).toContain(`Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored; ${said}.`);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('GitHub Actions', () => {

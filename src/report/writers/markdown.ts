@@ -1,7 +1,7 @@
 import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
-import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
+import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
 import { isMissing, runModels, viewOf } from '../view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
@@ -105,7 +105,8 @@ export function renderMatrix(report: Report): string {
   if (missing.length > LISTED_LINES) out.push(`- … and ${missing.length - LISTED_LINES} more model(s) missing: report.json has them`);
   if (missing.length > 0) out.push('');
   out.push(
-    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
+    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
+      (report.interrupted || report.maxDurationReached ? `; ${notRunText(report, s)}.` : '.') +
       (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
         ? ` The baseline ${escapeText(report.baseline.path)} was written from this run (there was none to compare with).`
         : report.baseline && !comparedWithBaseline(report)
