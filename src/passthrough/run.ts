@@ -201,6 +201,7 @@ function misrouted(model: string, status: number | undefined, error: string | un
   if (status !== undefined && status >= 200 && status < 300) {
     return new CannotTestError(`the gateway answered model ${model} (HTTP ${status}) but chatprobe upstream received nothing: another channel, a cache or a fallback serves that name`, fix);
   }
+  if (status === 429) return new CannotTestError(`the gateway rate-limited the first request for model ${model} (HTTP 429${said}) and chatprobe upstream received nothing`, 'run again once the limit resets, or pace the run with --rpm');
   if (status !== undefined && status >= 400 && status < 500) {
     return new CannotTestError(`the gateway refused a plain request for model ${model} (HTTP ${status}${said}) and chatprobe upstream received nothing`, `${fix}; check the token's group can use it`);
   }
