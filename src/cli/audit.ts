@@ -4,7 +4,7 @@ import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
-import { baselineFrom, DEFAULT_BASELINE, loadBaseline, writeBaseline } from '../report/baseline.js';
+import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline, type Baseline } from '../report/baseline.js';
 import { judge, judgeResult } from '../report/judge.js';
 import { extentText } from '../report/style.js';
 import { existsSync } from 'node:fs';
@@ -53,6 +53,18 @@ const LARGE_RUN_MODELS = 500;
 
 
 
+/** The models a baseline has cells for. */
+const expectedModels = (b: Baseline | undefined): ReadonlySet<string> | undefined => (b ? new Set(Object.keys(b.cells)) : undefined);
+
+/** The options that audit part of what a full run would: a rewritten baseline keeps the rest, and says why. */
+function narrowing(options: ResolvedOptions): string[] {
+  const by: string[] = [];
+  if (options.shard) by.push(`--shard ${options.shard.index}/${options.shard.count}`);
+  if (options.models.length > 0) by.push(`--models ${options.models.map(oneLine).join(' ')}`);
+  if (options.probes.length > 0) by.push(`--probes ${options.probes.join(' ')}`);
+  return by;
+}
+
 /** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
   const boundary = guardSecrets(secretsOf(options), ownVocabulary());
@@ -65,7 +77,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   try {
     if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
     if (options.dryRun) {
-      const plan = await planAudit(options, PROBES);
+      // A name the baseline expects is a model gone missing, not a typo: the plan must know them.
+      const expected = options.baseline && existsSync(options.baseline) ? loadBaseline(options.baseline, PROBES) : undefined;
+      const plan = await planAudit({ ...options, expectedModels: expectedModels(expected) }, PROBES);
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
     }
@@ -84,7 +98,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     let rows: RowProgress | undefined;
     const started = performance.now();
     let run: AuditRun | undefined = await runAudit(
-      options,
+      { ...options, expectedModels: expectedModels(baseline) },
       PROBES,
       {
         onPlan: (models, probes) => {
@@ -99,7 +113,12 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
             say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
           }
           if (unlisted.length > 0) {
-            say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported, not called)'}\n`);
+            say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported as not tested, not called)'}\n`);
+            for (const m of models.filter((x) => x.closest && x.closest.length > 0)) say(`  closest listed to ${oneLine(m.id)}: ${m.closest!.map(oneLine).join(', ')}\n`);
+          }
+          // A shard the plan left no model: nothing to audit here, but merge needs its report to see the run whole.
+          if (options.shard && models.length === 0) {
+            say(`shard ${options.shard.index}/${options.shard.count} has no model of its own (the plan has fewer models than shards): its report is written for merge\n`);
           }
         },
         onCall: recordCalls(recorder, boundary),
@@ -150,10 +169,14 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
     if (env.GITHUB_ACTIONS === 'true') await reportToGithub(report, boundary, env, options.json);
     if (report.maxDurationReached) {
+      // The summary's unit: a cell once, a model not reached once (as report.json, the console and the step
+      // summary count it); the cells those models stand for are said beside it.
       const perRow = report.probes.filter((p) => p.scope !== 'target').length;
-      const notRun = report.results.filter((r) => r.cause === 'deadline').length + report.models.filter((m) => m.notRun?.cause === 'deadline').length * perRow;
+      const cells = report.results.filter((r) => r.cause === 'deadline').length;
+      const rows = report.models.filter((m) => m.notRun?.cause === 'deadline').length;
       err(
-        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${notRun} cell(s) not run, reported with cause "deadline"` +
+        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${report.summary!.notRun} not run (${cells} cell(s), and ${rows} model(s) not reached, each counted once for its ${perRow} cells), ` +
+          `reported with cause "deadline" and counted among the ${report.summary!.outcomes.failed} failed` +
           `${reserveMs ? ` (probing stopped ${(reserveMs / 1000).toFixed(1)} s before the end, the time kept to write the reports)` : ''}\n`,
       );
     }
@@ -166,14 +189,13 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       for (const m of report.models.filter((x) => x.notRun?.comparison === 'missing')) {
         say(`${oneLine(m.id)} is no longer listed: its baseline cells are kept (remove them from ${displayPath(path)} to accept that it is gone)\n`);
       }
-      const { kept, none } = next.heldBack;
+      const { kept, none, rows } = next.update.heldBack;
       if (kept + none > 0) {
         say(`${kept + none} error cell(s) not stored as expected: ${kept} keep their previous expectation, ${none} have none (an error is never the norm)\n`);
       }
-      const rows = next.heldBack.rows;
       if (rows.kept.length > 0) say(`not probed, so not stored: ${rows.kept.map(oneLine).join(', ')} (every cell keeps its previous expectation)\n`);
       if (rows.none.length > 0) say(`not probed, so not stored: ${rows.none.map(oneLine).join(', ')} (no expectation yet: run --update-baseline again once it answers)\n`);
-      say(`baseline written: ${displayPath(path)}\n`);
+      for (const line of describeUpdate(displayPath(path), next.update, narrowing(options))) say(`${line}\n`);
     }
     return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {

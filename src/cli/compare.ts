@@ -16,11 +16,11 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
       out(`${JSON.stringify(result, null, 2)}\n`);
     } else {
       const c = result.counts;
+      const cells = result.changes.filter((x) => x.cells === undefined).length;
       const lines = [
-        `compare ${oneLine(a)} → ${oneLine(b)}: ${result.changes.length} cell(s) differ: ${c.worse + c.model_missing} worse` +
-          (c.model_missing ? ` (${c.model_missing} in model(s) gone from B)` : '') +
-          `, ${c.better} better, ${c.different} different` +
-          (c.model_added ? `, ${c.model_added} in model(s) new in B` : ''),
+        `compare ${oneLine(a)} → ${oneLine(b)}: ${cells} cell(s) differ: ${c.worse} worse, ${c.better} better, ${c.different} different` +
+          (c.model_missing ? `; ${c.model_missing} model(s) gone from B (worse)` : '') +
+          (c.model_added ? `; ${c.model_added} model(s) new in B` : ''),
       ];
       if (result.probesOnlyIn.a.length > 0) lines.push(`not compared, only in A: ${result.probesOnlyIn.a.join(', ')}`);
       if (result.probesOnlyIn.b.length > 0) lines.push(`not compared, only in B: ${result.probesOnlyIn.b.join(', ')}`);
@@ -28,7 +28,9 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
       if (result.modelsOnlyIn.b.length > 0) lines.push(`not compared, models A's --models left out: ${result.modelsOnlyIn.b.map(oneLine).join(', ')}`);
       const width = Math.max(0, ...result.changes.map((x) => oneLine(x.model).length));
       for (const x of result.changes) {
-        lines.push(`${x.change.padEnd(13)}  ${oneLine(x.model).padEnd(width)}  ${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`);
+        const what =
+          x.change === 'model_missing' ? `${x.probe}: ${x.cells} cell(s) in A, the model gone from B` : x.change === 'model_added' ? `${x.probe}: ${x.cells} cell(s) in B, the model not in A` : `${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`;
+        lines.push(`${x.change.padEnd(13)}  ${oneLine(x.model).padEnd(width)}  ${what}`);
       }
       out(`${lines.join('\n')}\n`);
     }

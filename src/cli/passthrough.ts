@@ -5,7 +5,7 @@ import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../engine/errors.js';
 import { existsSync } from 'node:fs';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
-import { baselineFrom, loadBaseline, writeBaseline } from '../report/baseline.js';
+import { baselineFrom, describeUpdate, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { judge } from '../report/judge.js';
 import { checkOutputs, writeReports } from '../report/write.js';
@@ -71,8 +71,9 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().map(displayPath).join(', ')}\n`);
     if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');
     else if (options.updateBaseline) {
-      await writeBaseline(baselinePath, baselineFrom(report, baseline));
-      if (!options.quiet) err(`baseline written: ${baselinePath}\n`);
+      const next = baselineFrom(report, baseline);
+      await writeBaseline(baselinePath, next);
+      if (!options.quiet) for (const line of describeUpdate(displayPath(baselinePath), next.update, [])) err(`${line}\n`);
     }
     return runExitCode({ unwritten: written.failed.length, exitCode: report.summary!.exitCode });
   } catch (e) {

@@ -25,7 +25,7 @@ export const AuditFlags = z.object({
   rpm: z.number().min(0.001).optional().describe('Requests per minute at most, for the whole run'),
   maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take, writing the reports included: probing stops early enough to write them; cells not reached are reported as not run (cause deadline) and fail'),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
-  updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run'),
+  updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run: the cells it observed are stored, every other cell is kept'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
   billing: z.boolean().default(true).describe('Audit quota deduction where a balance route answers (new-api, one-api, OpenRouter, LiteLLM); --no-billing turns it off'),
   dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models and the balance routes'),

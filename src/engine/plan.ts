@@ -25,6 +25,41 @@ export interface PlannedModel {
   entry: ListedModel | undefined;
   /** False for a named model that is not listed (and --allow-unlisted not given): reported, never called. */
   call: boolean;
+  /** For a named model that is not listed: the listed ids closest to its name (a typo's likely meaning). */
+  closest?: string[];
+}
+
+/** How many of the closest listed ids a "not listed" message names. */
+export const CLOSEST_IDS = 5;
+
+/**
+ * Edit distance between two ids (insertions, deletions, substitutions), compared case-insensitively, each
+ * cut to HINT_ID_CHARS: the server chooses how long its ids are and how many it lists.
+ */
+function distance(a: string, b: string): number {
+  const x = a.slice(0, HINT_ID_CHARS).toLowerCase();
+  const y = b.slice(0, HINT_ID_CHARS).toLowerCase();
+  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[y.length]!;
+}
+
+/** The listed ids closest to `name` by edit distance, nearest first (ties in list order), at most `n`. */
+export function closestIds(name: string, listed: readonly ListedModel[], n = CLOSEST_IDS): string[] {
+  const best: { id: string; d: number }[] = [];
+  for (const m of listed) {
+    const d = distance(name, m.id);
+    if (best.length === n && d >= best[n - 1]!.d) continue;
+    let at = best.findIndex((b) => d < b.d);
+    if (at < 0) at = best.length;
+    best.splice(at, 0, { id: m.id, d });
+    if (best.length > n) best.pop();
+  }
+  return best.map((b) => clip(b.id, HINT_ID_CHARS));
 }
 
 export interface Plan {
@@ -48,8 +83,12 @@ export function selectProbes(all: readonly ProbeDefinition[], filter: readonly s
   return all.filter((p) => matchAny(p.id, filter));
 }
 
-/** Names come from the live list: a literal name that is not listed is reported and not called. */
-export function selectModels(all: readonly ListedModel[], filter: readonly string[], allowUnlisted: boolean): PlannedModel[] {
+/**
+ * Names come from the live list: a literal name that is not listed is reported and not called, unless
+ * --allow-unlisted calls it on purpose. A name the baseline expects (`expected`) and the list lacks is left
+ * out of the plan: the judgement reports it as a model gone missing, a regression, as it does an unnamed one.
+ */
+export function selectModels(all: readonly ListedModel[], filter: readonly string[], allowUnlisted: boolean, expected?: ReadonlySet<string>): PlannedModel[] {
   // "(endpoint)" names the endpoint row in every report: a model by that name is not audited (models.list warns).
   const listed = all.filter((m) => m.id !== ENDPOINT);
   if (filter.length === 0) return listed.map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
@@ -58,25 +97,41 @@ export function selectModels(all: readonly ListedModel[], filter: readonly strin
     .map((entry) => ({ id: entry.id, listed: true, entry, call: true }));
   for (const name of filter) {
     if (isGlob(name) || name === ENDPOINT || chosen.some((m) => m.id === name)) continue;
-    chosen.push({ id: name, listed: false, entry: undefined, call: allowUnlisted });
+    if (allowUnlisted) chosen.push({ id: name, listed: false, entry: undefined, call: true });
+    else if (!expected?.has(name)) chosen.push({ id: name, listed: false, entry: undefined, call: false, closest: closestIds(name, listed) });
   }
   return chosen;
 }
 
+/** "closest listed to gpt-nope: gpt-4o, gpt-4o-mini" for each name, or the first listed ids when none is named. */
+function closestHint(unknown: readonly PlannedModel[], listed: readonly ListedModel[]): string {
+  if (listed.length === 0) return 'GET /models listed no model';
+  const each = unknown.map((m) => `closest listed to ${clip(m.id, HINT_ID_CHARS)}: ${(m.closest ?? []).join(', ')}`);
+  return `${each.join('; ')} (of ${listed.length} listed); --allow-unlisted calls a name the list lacks`;
+}
+
+/**
+ * The plan, or exit 2 when it leaves nothing to test (README, exit codes): no model listed and none named;
+ * globs that match no listed model; named models none of which is listed (a typo, or the wrong gateway),
+ * each with the closest listed ids. A run that tests some models and names one the list lacks goes on:
+ * that name is a row that could not be tested (exit 1), its closest ids in its advice. A name the baseline
+ * expects is never "nothing to test": a model gone from the list is a regression the run must report.
+ */
 export function makePlan(
   listed: readonly ListedModel[],
   selectedProbes: ProbeDefinition[],
-  options: { models: readonly string[]; allowUnlisted: boolean },
+  options: { models: readonly string[]; allowUnlisted: boolean; expected?: ReadonlySet<string> | undefined },
 ): Plan {
-  const models = selectModels(listed, options.models, options.allowUnlisted);
+  const models = selectModels(listed, options.models, options.allowUnlisted, options.expected);
   if (listed.length === 0 && options.models.length === 0) {
     throw new CannotTestError('GET /models listed no model', 'name models with --models and --allow-unlisted, or check the token');
   }
-  if (models.length === 0) {
-    throw new CannotTestError(
-      `no listed model matches --models ${options.models.join(' ')}`,
-      listedHint(listed),
-    );
+  const expectedGone = options.models.some((name) => !isGlob(name) && options.expected?.has(name) && !listed.some((m) => m.id === name));
+  if (models.some((m) => m.call) || expectedGone) return { models, probes: selectedProbes };
+  const unknown = models.filter((m) => !m.call);
+  if (unknown.length > 0) {
+    const names = unknown.map((m) => clip(m.id, HINT_ID_CHARS)).join(', ');
+    throw new CannotTestError(`--models names ${names}, which GET /models does not list: no model to test`, closestHint(unknown, listed));
   }
-  return { models, probes: selectedProbes };
+  throw new CannotTestError(`no listed model matches --models ${options.models.join(' ')}`, listedHint(listed));
 }

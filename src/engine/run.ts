@@ -30,6 +30,12 @@ export interface AuditHooks {
   onCall?(call: RecordedCall): void;
 }
 
+/**
+ * The options of a run, and the models a baseline expects: a name among them that GET /models no longer
+ * lists is left to the judgement (a missing model, a regression), never refused as a typo.
+ */
+export type AuditOptions = ResolvedOptions & { expectedModels?: ReadonlySet<string> | undefined };
+
 export interface AuditRun {
   report: Report;
   trace: CallRecord[];
@@ -132,7 +138,7 @@ const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kin
  */
 async function discover(
   log: CallLog,
-  options: ResolvedOptions,
+  options: AuditOptions,
   probes: readonly ProbeDefinition[],
   signal?: AbortSignal,
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
@@ -144,7 +150,7 @@ async function discover(
   else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
   if (metered && off && selected.every((p) => p.area === 'billing')) throw billingCannotRun(off);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
-  const plan = makePlan(readModelList(listing, options.baseUrl), selected, options);
+  const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
   const billing: MeterSearch = off ? { off } : await findMeter(log, options.baseUrl, signal);
   if ('off' in billing && metered) {
     plan.probes = plan.probes.filter((p) => p.area !== 'billing');
@@ -157,7 +163,7 @@ const billingCannotRun = (why: string) =>
   new CannotTestError(`the billing probes cannot run: ${why}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
 
 /** --dry-run: GET /models, the plan and its cost; nothing is sent but those GETs and the balance routes'. */
-export async function planAudit(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
+export async function planAudit(options: AuditOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
   const { client, log } = openSession(options);
   try {
     const { plan: fullPlan, billing } = await discover(log, options, probes);
@@ -186,7 +192,7 @@ export async function planAudit(options: ResolvedOptions, probes: readonly Probe
 }
 
 export async function runAudit(
-  options: ResolvedOptions,
+  options: AuditOptions,
   probes: readonly ProbeDefinition[],
   hooks: AuditHooks = {},
   signal?: AbortSignal,
@@ -259,7 +265,7 @@ export async function runAudit(
       if (m.entry?.declared) state.entry.declared = m.entry.declared;
       if (!m.call) {
         state.entry.cause = 'model_not_listed';
-        state.entry.advice = ADVICE.model_not_listed;
+        state.entry.advice = m.closest && m.closest.length > 0 ? `${ADVICE.model_not_listed}; closest listed: ${m.closest.join(', ')}` : ADVICE.model_not_listed;
         state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
       }
       return state;

@@ -91,7 +91,9 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   // Our own event loop's lateness over the run: the control for the stream timing case.
   const lag = new LoopLag();
   lag.start();
-  const one = async (c: PassCase, model: string, m: number): Promise<ProbeResult> => {
+  /** Whether the upstream recorded each case's request, by its place in the plan (unknown: its records could not be read). */
+  const reached: (boolean | undefined)[] = [];
+  const one = async (c: PassCase, model: string, m: number, at: number): Promise<ProbeResult> => {
     const probe = probeIdOf(c);
     const t = performance.now();
     const interrupted = (evidence: string[]): ProbeResult => ({
@@ -118,6 +120,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     let v: ProbeVerdict;
     try {
       const records = await recordsOf(options.upstream, runs[m]!, c.id, options.timeoutMs);
+      reached[at] = records.length > 0;
       // The upstream answered for the model it was asked for: a gateway's alias does not change its script.
       const asked = modelOf(records[0]?.body) ?? model;
       v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, c.stream === true), loopLagMs });
@@ -147,7 +150,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   try {
     // One request first: a gateway that refuses the key or does not route the model stops the run here,
     // with the reason, instead of failing every cell.
-    const first = await one(cases[0]!, models[0]!, 0);
+    const first = await one(cases[0]!, models[0]!, 0, 0);
     const lastCall = log.trace.at(-1);
     const status = lastCall?.status;
     // Cut short by Ctrl-C, the first request says nothing of the gateway: the run goes on to its partial report.
@@ -155,6 +158,9 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       if (status === 401 || status === 403) throw new CannotTestError(`the gateway refused the key: ${lastCall!.error ?? `HTTP ${status}`}`, `pass a key the gateway accepts in $${options.apiKeyEnv ?? 'OPENAI_API_KEY'} (or name another variable with --api-key-env)`);
       if (status === 404) throw new CannotTestError(`the gateway answered 404 for model ${models[0]}: ${lastCall!.error ?? ''}`, 'is a channel routing this model name to chatprobe upstream? (--models names it as the gateway knows it)');
       if (status === undefined && lastCall?.error) throw new CannotTestError(`no answer from the gateway at ${options.baseUrl}: ${lastCall.error}`, 'check --base-url');
+      // Nothing reached the upstream, and the case does not accept that (a bad value the gateway may refuse
+      // does): the model name is not routed to chatprobe upstream. Every other case would fail alike.
+      if (reached[0] === false && first.verdict !== 'pass') throw misrouted(models[0]!, status, lastCall?.error, options.upstream);
     }
     done(first, 0);
     await Promise.all(
@@ -163,7 +169,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
           m === 0 && i === 0
             ? Promise.resolve()
             : slots.run(async () => {
-                done(await one(c, model, m), m * cases.length + i);
+                done(await one(c, model, m, m * cases.length + i), m * cases.length + i);
               }),
         ),
       ),
@@ -183,6 +189,23 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     calls: log.trace.length,
   };
   return { report, trace: log.trace };
+}
+
+/**
+ * The first request answered while chatprobe upstream received nothing: a setup error (exit 2) that names
+ * what answered instead and what to fix, not a failure of every case.
+ */
+function misrouted(model: string, status: number | undefined, error: string | undefined, upstream: string): CannotTestError {
+  const said = error ? `: ${error}` : '';
+  const fix = `point a channel for the model name ${model} at chatprobe upstream (${upstream}), or pass --models the name such a channel serves`;
+  if (status !== undefined && status >= 200 && status < 300) {
+    return new CannotTestError(`the gateway answered model ${model} (HTTP ${status}) but chatprobe upstream received nothing: another channel, a cache or a fallback serves that name`, fix);
+  }
+  if (status === 429) return new CannotTestError(`the gateway rate-limited the first request for model ${model} (HTTP 429${said}) and chatprobe upstream received nothing`, 'run again once the limit resets, or pace the run with --rpm');
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new CannotTestError(`the gateway refused a plain request for model ${model} (HTTP ${status}${said}) and chatprobe upstream received nothing`, `${fix}; check the token's group can use it`);
+  }
+  return new CannotTestError(`the gateway answered HTTP ${status ?? '—'}${said} for model ${model} and chatprobe upstream received nothing`, `${fix}; check the channel is enabled and reaches the upstream`);
 }
 
 /** The model a recorded body asked for. */

@@ -68,32 +68,88 @@ export function expectedVerdicts(b: Baseline | undefined, model: string, probe: 
   return Array.isArray(cell) ? cell : [cell];
 }
 
+/** One expectation a rewrite changed: what the baseline held, and what it holds now. */
+export interface BaselineChange {
+  model: string;
+  probe: string;
+  from: Verdict[];
+  to: Verdict[];
+}
+
+/** What `--update-baseline` did to the file, for the user to read before committing it. */
+export interface BaselineUpdate {
+  /** Cells this run observed and stored (a flaky set that still holds counts as observed, unchanged). */
+  observed: number;
+  /** Of those, the expectations that changed; cells new to the baseline are counted in `added`. */
+  changed: BaselineChange[];
+  added: number;
+  /** Cells of the previous baseline this run did not observe, kept as they were, and their models. */
+  kept: number;
+  keptModels: number;
+  /** Error cells and rows not probed: never stored as expected (they keep what they had, or have none). */
+  heldBack: { kept: number; none: number; rows: { kept: string[]; none: string[] } };
+}
+
+const asList = (e: Verdict | Verdict[]): Verdict[] => (Array.isArray(e) ? e : [e]);
+const sameSet = (a: readonly Verdict[], b: readonly Verdict[]) => a.length === b.length && a.every((v) => b.includes(v));
+
 /**
- * The baseline a run leaves: its verdicts, keeping a flaky set that still contains the verdict seen. An
- * `error` is never stored as expected (a gateway with 5 of 7 models down must not become the norm): the
- * cell keeps its previous expectation, or has none; `heldBack` counts those cells for the user.
+ * The baseline a run leaves: the previous one, with the cells this run observed stored as seen (keeping a
+ * flaky set that still contains the verdict seen). A cell this run did not observe keeps its expectation
+ * whatever narrowed the run (--shard, --models, --probes, a row not probed, a probe left out of the default
+ * selection): a rewrite that dropped them would let the next full run call those cells "new", and a
+ * regression in them would no longer fail. So a rewrite never removes a cell; a model gone for good is
+ * removed by hand. An `error` is never stored as expected either (a gateway with 5 of 7 models down must
+ * not become the norm): the cell keeps its previous expectation, or has none.
  */
-export function baselineFrom(report: Report, previous?: Baseline): Baseline & { heldBack: { kept: number; none: number; rows: { kept: string[]; none: string[] } } } {
+export function baselineFrom(report: Report, previous?: Baseline): Baseline & { update: BaselineUpdate } {
   const cells: Baseline['cells'] = {};
-  const heldBack = { kept: 0, none: 0, rows: { kept: [] as string[], none: [] as string[] } };
+  for (const [model, expected] of Object.entries(previous?.cells ?? {})) cells[model] = { ...expected };
+  const update: BaselineUpdate = { observed: 0, changed: [], added: 0, kept: 0, keptModels: 0, heldBack: { kept: 0, none: 0, rows: { kept: [], none: [] } } };
+  const seen = new Set<string>();
   for (const r of report.results) {
     const before = expectedVerdicts(previous, r.model, r.probe);
     if (r.verdict === 'error') {
-      if (before) (cells[r.model] ??= {})[r.probe] = before.length > 1 ? before : before[0]!;
-      heldBack[before ? 'kept' : 'none']++;
+      update.heldBack[before ? 'kept' : 'none']++;
       continue;
     }
-    (cells[r.model] ??= {})[r.probe] = before && before.length > 1 && before.includes(r.verdict) ? before : r.verdict;
+    const to = before && before.length > 1 && before.includes(r.verdict) ? before : [r.verdict];
+    (cells[r.model] ??= {})[r.probe] = to.length > 1 ? to : to[0]!;
+    seen.add(`${r.model}\u0000${r.probe}`);
+    update.observed++;
+    if (!before) update.added++;
+    else if (!sameSet(before, to)) update.changed.push({ model: r.model, probe: r.probe, from: before, to });
   }
-  // A row that was not probed says nothing new about its cells: the previous expectations stay.
+  // A row that was not probed says nothing new about its cells: they stay as they were (above).
   for (const m of report.models) {
     if (!m.notRun) continue;
-    const kept = previous?.cells[m.id];
-    if (kept) cells[m.id] = { ...kept };
     // A model no longer listed is said apart (its own line); one that failed its smoke call is said here.
-    if (m.notRun.comparison !== 'missing') heldBack.rows[kept ? 'kept' : 'none'].push(m.id);
+    if (m.notRun.comparison !== 'missing') update.heldBack.rows[previous?.cells[m.id] ? 'kept' : 'none'].push(m.id);
   }
-  return { schemaVersion: 1, cells, heldBack };
+  for (const [model, expected] of Object.entries(previous?.cells ?? {})) {
+    const untouched = Object.keys(expected).filter((probe) => !seen.has(`${model}\u0000${probe}`)).length;
+    update.kept += untouched;
+    if (untouched === Object.keys(expected).length) update.keptModels++;
+  }
+  return { schemaVersion: 1, cells, update };
+}
+
+/** Changed expectations named one by one up to this many; the rest are counted (the file has them all). */
+const CHANGES_SHOWN = 10;
+
+/**
+ * What a rewrite did, in words for stderr: what it stored, what it changed (each change named), and what it
+ * kept without observing it, with what narrowed the run (`narrowedBy`: "--shard 2/3", "--models …").
+ */
+export function describeUpdate(path: string, u: BaselineUpdate, narrowedBy: readonly string[]): string[] {
+  const lines = [`baseline written: ${path}: ${u.observed} cell(s) observed (${u.added} new, ${u.changed.length} changed)`];
+  if (u.kept > 0) {
+    const why = narrowedBy.length > 0 ? `this run was narrowed by ${narrowedBy.join(', ')}` : 'this run did not observe them';
+    lines[0] += `; ${u.kept} cell(s) kept as they were, not observed (${why}), ${u.keptModels} model(s) of them untouched`;
+  }
+  for (const c of u.changed.slice(0, CHANGES_SHOWN)) lines.push(`  changed: ${oneLine(c.model)} · ${c.probe}: ${c.from.join(' or ')} → ${c.to.join(' or ')}`);
+  if (u.changed.length > CHANGES_SHOWN) lines.push(`  … and ${u.changed.length - CHANGES_SHOWN} more changed (git diff ${path} shows them)`);
+  return lines;
 }
 
 export async function writeBaseline(path: string, baseline: Baseline): Promise<void> {

@@ -1,6 +1,6 @@
 import { ENDPOINT, type Report, type Verdict } from './model.js';
 import { RANK } from './outcome.js';
-import { viewOf } from './view.js';
+import { EVERY_PROBE, viewOf } from './view.js';
 import { matchAny } from '../engine/glob.js';
 
 /** How a cell changed from report A to report B. */
@@ -8,19 +8,23 @@ export type Change = 'worse' | 'better' | 'different' | 'model_missing' | 'model
 
 export interface CellChange {
   model: string;
+  /** The probe; for a model gone from B or new in B, EVERY_PROBE: one line stands for the model. */
   probe: string;
   a: Verdict | undefined;
   b: Verdict | undefined;
   change: Change;
+  /** For a model gone or new: how many of its cells (of the probes both ran) the report that has it has. */
+  cells?: number;
 }
 
 export interface ReportComparison {
-  /** Cells whose verdict differs, in A's model order then catalogue order. */
+  /** Cells whose verdict differs, in A's model order then catalogue order; a model gone or new is one line. */
   changes: CellChange[];
   /** Probes run in only one of the two: their cells are not compared. */
   probesOnlyIn: { a: string[]; b: string[] };
   /** Models of one report that the other's --models left out (not gone: not asked for): not compared. */
   modelsOnlyIn: { a: string[]; b: string[] };
+  /** Changed cells by kind; `model_missing` and `model_added` count models (their lines). */
   counts: Record<Change, number>;
   /** B is worse than A: a cell fell, or a model A had is gone. */
   worse: boolean;
@@ -70,14 +74,21 @@ export function compareReports(a: Report, b: Report): ReportComparison {
   const models = [ENDPOINT, ...idsA, ...idsB.filter((id) => !seenA.has(id))].filter((id) => !skipped.has(id));
   for (const model of models) {
     const scope = model === ENDPOINT ? 'target' : 'model';
-    for (const p of shared.filter((x) => (x.scope ?? 'model') === scope)) {
-      const ra = model === ENDPOINT || seenA.has(model) ? cellOf(va, model, p.id)?.verdict : undefined;
-      const rb = model === ENDPOINT || modelsB.has(model) ? cellOf(vb, model, p.id)?.verdict : undefined;
+    const probes = shared.filter((x) => (x.scope ?? 'model') === scope);
+    // A model gone from B (or new in it) is one line, not one per probe: one vanished model printed 56.
+    const whole: Change | undefined = model === ENDPOINT ? undefined : !modelsB.has(model) ? 'model_missing' : !seenA.has(model) ? 'model_added' : undefined;
+    if (whole) {
+      const v = whole === 'model_missing' ? va : vb;
+      const cells = probes.filter((p) => cellOf(v, model, p.id) !== undefined).length;
+      if (cells > 0) changes.push({ model, probe: EVERY_PROBE, a: undefined, b: undefined, change: whole, cells });
+      continue;
+    }
+    for (const p of probes) {
+      const ra = cellOf(va, model, p.id)?.verdict;
+      const rb = cellOf(vb, model, p.id)?.verdict;
       if (ra === rb) continue;
       let change: Change;
-      if (model !== ENDPOINT && seenA.has(model) && !modelsB.has(model)) change = 'model_missing';
-      else if (model !== ENDPOINT && !seenA.has(model)) change = 'model_added';
-      else if (ra === undefined || rb === undefined) change = rb === undefined ? 'worse' : 'better';
+      if (ra === undefined || rb === undefined) change = rb === undefined ? 'worse' : 'better';
       else change = changeOf(ra, rb);
       changes.push({ model, probe: p.id, a: ra, b: rb, change });
     }

@@ -21,7 +21,7 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
   const said = about && about.updated && (report.interrupted || report.maxDurationReached) ? { ...about, updated: false } : about;
   const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
   const s = summarise(judged);
-  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, exitCode: exitCodeOf(judged, s) };
+  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, notRun: s.notRun, exitCode: exitCodeOf(judged, s) };
   return judged;
 }
 

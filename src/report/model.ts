@@ -168,6 +168,8 @@ export const ReportSummary = z.object({
   verdicts: z.record(z.string(), z.number().int()),
   comparisons: z.record(Comparison, z.number().int()),
   regressions: z.number().int(),
+  /** Results the stop (Ctrl-C, --max-duration) left unrun, counted as `outcomes` counts them (a row once). */
+  notRun: z.number().int().optional(),
   exitCode: z.number().int(),
 });
 

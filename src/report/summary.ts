@@ -7,6 +7,12 @@ export interface Summary {
   comparisons: Record<Comparison, number>;
   /** Results that fail the gate: regressions, and un-baselined MUST failures or untestable cells. */
   failures: ProbeResult[];
+  /**
+   * Results the run's stop left unrun (cause `deadline`: counted among the failed; `interrupted`: among the
+   * skipped), counted as the outcomes are: a cell once, a row not reached once. Every place that says how
+   * many were not run says this number, so stderr, the console, report.json and the step summary agree.
+   */
+  notRun: number;
   exitCode: 0 | 1;
 }
 
@@ -23,7 +29,8 @@ export function summarise(report: Report): Summary {
     if (r.comparison) comparisons[r.comparison]++;
   }
   const failures = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
-  return { outcomes, verdicts, comparisons, failures, exitCode: failures.length > 0 ? 1 : 0 };
+  const notRun = results.filter((r) => r.cause === 'deadline' || r.cause === 'interrupted').length;
+  return { outcomes, verdicts, comparisons, failures, notRun, exitCode: failures.length > 0 ? 1 : 0 };
 }
 
 /**
@@ -35,6 +42,13 @@ export function exitCodeOf(report: Pick<Report, 'interrupted' | 'baseline'>, s: 
   if (report.interrupted) return 130;
   if (report.baseline?.updated) return s.outcomes.errored > 0 ? 1 : 0;
   return s.exitCode;
+}
+
+/** What the closing lines add to the counts when the run stopped early: how many of them were not run. */
+export function notRunText(report: Pick<Report, 'interrupted' | 'maxDurationReached'>, s: Pick<Summary, 'notRun'>): string {
+  if (report.interrupted) return `${s.notRun} not run (interrupted), counted among the skipped`;
+  if (report.maxDurationReached) return `${s.notRun} not run (stopped at --max-duration), counted among the failed`;
+  return '';
 }
 
 /** "regression: expected honoured, got ignored" and the like, for one result. */

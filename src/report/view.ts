@@ -23,6 +23,15 @@ export function rowAsResult(m: ModelEntry, probe: string, kind: ProbeInfo['kind'
 }
 
 /**
+ * A model the baseline expects and GET /models no longer lists: a line of the judgement (report/judge.ts),
+ * not a model of the run. Shown as one line, never as a column of "not listed" cells.
+ */
+export const isMissing = (m: ModelEntry): boolean => m.notRun?.comparison === 'missing';
+
+/** The models the run planned (probed or not): the columns of a matrix, the "N model(s)" of its extent. */
+export const runModels = (report: Report): ModelEntry[] => report.models.filter((m) => !isMissing(m));
+
+/**
  * What a gate counts: every cell, with each not-probed row as one line. A run of 10,000 unreachable models
  * is 10,000 lines, not 560,000.
  */

@@ -327,7 +327,7 @@ describe('hostile model lists', () => {
     await server.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     expect(run.stderr).toContain('10000 models is a large run');
-    expect(run.stderr).toMatch(/stopped at --max-duration \(5 s\): \d+ cell\(s\) not run/);
+    expect(run.stderr).toMatch(/stopped at --max-duration \(5 s\): \d+ not run \(\d+ cell\(s\), and \d+ model\(s\) not reached/);
     const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
     expect(report.models).toHaveLength(10_000);
     expect(report.maxDurationReached).toBe(true);
@@ -383,7 +383,7 @@ describe('thousands of listed models, under a deadline', () => {
     await server.close();
     expect(run.code, run.stderr.slice(-2000)).toBe(1);
     expect(seconds, run.stderr.slice(-1000)).toBeLessThan(60 + SLACK_S);
-    expect(run.stderr).toMatch(/stopped at --max-duration \(60 s\): \d+ cell\(s\) not run, reported with cause "deadline" \(probing stopped [\d.]+ s before the end/);
+    expect(run.stderr).toMatch(/stopped at --max-duration \(60 s\): \d+ not run \(.*\), reported with cause "deadline" and counted among the \d+ failed \(probing stopped [\d.]+ s before the end/);
     // No progress line per row the deadline left unreached.
     expect(run.stderr.split('\n').length).toBeLessThan(5000);
     const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));

@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { closeSync, constants, openSync, watch } from 'node:fs';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +13,7 @@ import { interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
+import { wideReport } from '../helpers/report.js';
 
 const KEY = 'sk-ci-gating';
 const env = { OPENAI_API_KEY: KEY };
@@ -301,6 +304,60 @@ describe('interruption', () => {
   });
 });
 
+/** Lists m1…m6; m1 answers every chat request, the others are held unanswered: a run that must stop at its deadline. */
+async function oneAnswering(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/models') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'].map((id) => ({ id, object: 'model' })) }));
+      } else if (req.url === '/v1/chat/completions' && (JSON.parse(body) as { model?: string }).model === 'm1') {
+        const message = { role: 'assistant', content: 'ok' };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
+      } else if (req.url !== '/v1/chat/completions') res.writeHead(404).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('--max-duration: one count of what was not run', () => {
+  it('says the same number on stderr, on the console, in report.json and in the step summary', async () => {
+    const server = await oneAnswering();
+    const dir = await tempDir();
+    const summary = join(dir, 'summary.md');
+    try {
+      // One request at a time: m2's smoke call holds it until the deadline, which leaves m1's cells and the
+      // other models' rows not run.
+      const run = await runCli(['--base-url', server.url, '--out', join(dir, 'r'), '--probes', 'parameters.max_tokens', 'parameters.stop', 'models.list', '--concurrency', '1', '--timeout', '30', '--max-duration', '3'], { ...env, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary });
+      expect(run.code, run.stderr).toBe(1);
+      const report = await readReport(join(dir, 'r'));
+      const s = report.summary!;
+      const rows = report.models.filter((m) => m.notRun?.cause === 'deadline').length;
+      const cells = report.results.filter((r) => r.cause === 'deadline').length;
+      expect(rows).toBe(5);
+      expect(cells).toBeGreaterThan(0);
+      expect(s.notRun).toBe(rows + cells);
+      const said = `${s.notRun} not run (stopped at --max-duration), counted among the failed`;
+      expect(run.stderr).toContain(`: ${s.notRun} not run (${cells} cell(s), and ${rows} model(s) not reached, each counted once for its `);
+      expect(run.stderr).toContain(`reported with cause "deadline" and counted among the ${s.outcomes.failed} failed`);
+      expect(run.stdout).toContain(`${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored (stopped at --max-duration: partial report); ${said}`);
+      const step = await readFile(summary, 'utf8');
+      expect(step).toContain(`(${said})`);
+      expect(step).toContain(`Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored; ${said}.`);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
 describe('GitHub Actions', () => {
   it('appends the matrix and failing cells to the step summary and annotates at most ten', async () => {
     const server = await startReferenceServer({ profile: loadProfile('broken-gateway'), apiKey: KEY });
@@ -388,6 +445,32 @@ describe('a baseline written while models fail their smoke call', () => {
   });
 });
 
+describe('--update-baseline on a narrowed run', () => {
+  it('keeps the models, endpoint checks and probes a shard or a filter did not observe, and says so', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    try {
+      const dir = await tempDir();
+      const baseline = join(dir, 'b.json');
+      const args = ['--base-url', server.url, '--probes', 'chat.basic', 'chat.model_echo', 'models.list', '--baseline', baseline, '--update-baseline'];
+      expect((await runCli([...args, '--out', join(dir, 'full')], env)).code).toBe(0);
+      const before = JSON.parse(await readFile(baseline, 'utf8')) as { cells: Record<string, Record<string, string>> };
+      expect(Object.keys(before.cells)).toEqual(['(endpoint)', 'ref-standard', 'ref-reasoning', 'ref-lenient']);
+
+      const shard = await runCli([...args, '--out', join(dir, 's2'), '--shard', '2/3'], env);
+      expect(shard.code, shard.stderr).toBe(0);
+      expect(JSON.parse(await readFile(baseline, 'utf8'))).toEqual(before);
+      expect(shard.stderr).toMatch(/baseline written: .*b\.json: 2 cell\(s\) observed \(0 new, 0 changed\); 5 cell\(s\) kept as they were, not observed \(this run was narrowed by --shard 2\/3, --probes chat\.basic chat\.model_echo models\.list\), 3 model\(s\) of them untouched/);
+
+      const oneProbe = await runCli(['--base-url', server.url, '--models', 'ref-standard', '--probes', 'chat.basic', '--baseline', baseline, '--update-baseline', '--out', join(dir, 'm')], env);
+      expect(oneProbe.code, oneProbe.stderr).toBe(0);
+      expect(JSON.parse(await readFile(baseline, 'utf8'))).toEqual(before);
+      expect(oneProbe.stderr).toContain('6 cell(s) kept as they were, not observed (this run was narrowed by --models ref-standard, --probes chat.basic)');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
 describe('baseline rules', () => {
   let server: ReferenceServer;
   beforeAll(async () => {
@@ -461,6 +544,42 @@ describe('a baselined model the endpoint no longer lists', () => {
     const update = await runCli([...args, '--out', join(dir, 'r2'), '--update-baseline'], env);
     expect(update.stderr).toContain('gone-model is no longer listed: its baseline cells are kept');
     expect(JSON.parse(await readFile(baseline, 'utf8')).cells['gone-model']).toEqual({ 'chat.basic': 'pass', 'parameters.temperature': 'honoured' });
+  });
+});
+
+describe('a baselined model named with --models that the endpoint no longer lists', () => {
+  it('is a missing model (exit 1), not a typo refused as nothing to test (exit 2)', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('default'), apiKey: KEY });
+    try {
+      const dir = await tempDir();
+      const baseline = join(dir, 'b.json');
+      await writeFile(baseline, JSON.stringify({ schemaVersion: 1, cells: { 'gone-model': { 'chat.basic': 'pass' } } }));
+      const run = await runCli(['--base-url', server.url, '--models', 'gone-model', '--probes', 'chat.basic', '--baseline', baseline, '--out', join(dir, 'r')], env);
+      expect(run.code, run.stderr).toBe(1);
+      const report = await readReport(join(dir, 'r'));
+      expect(report.models.map((m) => [m.id, m.notRun?.comparison])).toEqual([['gone-model', 'missing']]);
+      const junit = await parseJunit(await readFile(join(dir, 'r', 'junit.xml'), 'utf8'));
+      expect(junit.testsuites.testsuite.find((s) => s.name === 'gone-model')?.testcase?.map((c) => c.failure?.type)).toEqual(['model_missing']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('chatprobe compare, a model gone from B', () => {
+  it('prints one line for the model with its number of cells, not one per probe; --json likewise; exit 1', async () => {
+    const dir = await tempDir();
+    const a = wideReport(3, 56);
+    const gone = a.models[2]!.id;
+    const b = { ...a, models: a.models.slice(0, 2), results: a.results.filter((r) => r.model !== gone) };
+    await writeFile(join(dir, 'a.json'), JSON.stringify(a));
+    await writeFile(join(dir, 'b.json'), JSON.stringify(b));
+    const text = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json')]);
+    expect(text.code, text.stderr).toBe(1);
+    expect(text.stdout.split('\n').filter((l) => l.includes(gone))).toEqual([`model_missing  ${gone}  (every probe): 56 cell(s) in A, the model gone from B`]);
+    expect(text.stdout).toContain(': 0 cell(s) differ: 0 worse, 0 better, 0 different; 1 model(s) gone from B (worse)');
+    const json = await runCli(['compare', join(dir, 'a.json'), join(dir, 'b.json'), '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ worse: true, counts: { model_missing: 1 }, changes: [{ model: gone, probe: '(every probe)', change: 'model_missing', cells: 56 }] });
   });
 });
 

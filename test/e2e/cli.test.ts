@@ -92,6 +92,25 @@ describe('chatprobe CLI', () => {
     expect(trace.every((c) => c.model === undefined || c.model === 'ref-standard')).toBe(true);
   });
 
+  it('exits 2 when every named model is unlisted (a typo: no model to test), naming the closest listed ids, sending nothing more', async () => {
+    const out = await tempDir();
+    const before = server.received.length;
+    const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standrad', '--probes', 'chat.basic'], { OPENAI_API_KEY: KEY });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain('chatprobe: --models names ref-standrad, which GET /models does not list: no model to test');
+    expect(run.stderr).toMatch(/hint: closest listed to ref-standrad: ref-standard, /);
+    expect(run.stdout).toBe('');
+    expect(server.received.slice(before).map((r) => r.path)).toEqual(['/v1/models']);
+  });
+
+  it('a shard the plan leaves no model writes its report for merge and says why, exit 0', async () => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard', '--probes', 'chat.basic', '--shard', '2/2'], { OPENAI_API_KEY: KEY });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('shard 2/2 has no model of its own (the plan has fewer models than shards): its report is written for merge');
+    expect(parseReport(await readFile(join(out, 'report.json'), 'utf8')).shard).toMatchObject({ index: 2, count: 2, allModels: ['ref-standard'] });
+  });
+
   it('calls an unlisted model with --allow-unlisted', async () => {
     const out = await tempDir();
     const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ghost', '--allow-unlisted', '--probes', 'chat.basic'], { OPENAI_API_KEY: KEY });

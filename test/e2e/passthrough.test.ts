@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/passthrough/upstream.js';
+import { loadProfile } from '../../src/reference/profiles.js';
+import { startReferenceServer } from '../../src/reference/server.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
 import { cliCommand, interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
@@ -149,6 +151,24 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     for (const f of files) expect((await readFile(join(out, f), 'utf8')).includes('Vd82Lq0Zr5'), f).toBe(false);
     expect(run.stdout + run.stderr).not.toContain('Vd82Lq0Zr5');
     expect(await readFile(join(out, 'matrix.md'), 'utf8')).toContain('`passthrough.out_of_range_temperature`');
+  });
+});
+
+describe('chatprobe passthrough on a model the gateway does not route to the upstream', () => {
+  it('stops after the first request (exit 2) and says what to fix, instead of failing every case', async () => {
+    // The reference server stands for a gateway whose model name goes to another channel: it answers 200
+    // itself, and the upstream receives nothing.
+    const [gateway, upstream] = await Promise.all([startReferenceServer({ profile: loadProfile('default') }), startUpstream({ models: ['chatprobe-upstream'] })]);
+    try {
+      const run = await runCli(['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'ref-standard', '--out', await tempDir()], { OPENAI_API_KEY: KEY });
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain('chatprobe: the gateway answered model ref-standard (HTTP 200) but chatprobe upstream received nothing: another channel, a cache or a fallback serves that name');
+      expect(run.stderr).toContain(`hint: point a channel for the model name ref-standard at chatprobe upstream (${upstream.url})`);
+      expect(gateway.received.filter((r) => r.path.endsWith('/chat/completions'))).toHaveLength(1);
+      expect(upstream.records).toEqual([]);
+    } finally {
+      await Promise.all([gateway.close(), upstream.close()]);
+    }
   });
 });
 

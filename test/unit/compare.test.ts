@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports } from '../../src/report/compare.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
-import { sampleReport } from '../helpers/report.js';
+import { sampleReport, wideReport } from '../helpers/report.js';
 
 /** The sample report with some cells' verdicts replaced. */
 function variant(verdicts: Record<string, ProbeResult['verdict']>, edit: (r: Report) => void = () => {}): Report {
@@ -42,7 +42,7 @@ describe('compareReports', () => {
     });
     const r = compareReports(sampleReport(), b);
     expect(r.probesOnlyIn).toEqual({ a: ['parameters.max_tokens'], b: [] });
-    expect(r.changes).toEqual([{ model: 'org/llama-3.1', probe: 'chat.basic', a: 'error', b: undefined, change: 'model_missing' }]);
+    expect(r.changes).toEqual([{ model: 'org/llama-3.1', probe: '(every probe)', a: undefined, b: undefined, change: 'model_missing', cells: 1 }]);
     expect(r.worse).toBe(true);
     expect(compareReports(b, sampleReport()).changes.map((c) => c.change)).toEqual(['model_added']);
     expect(compareReports(b, sampleReport()).worse).toBe(false);
@@ -71,7 +71,19 @@ describe('compareReports', () => {
     expect(compareReports(sampleReport(), b)).toMatchObject({ changes: [], worse: false });
     // Run in A, only expected in B: gone from B.
     const a = variant({}, (r) => r.models.push({ id: 'gone-model', listed: true, notRun: { verdict: 'error', outcome: 'errored', cause: 'upstream', observed: 'not run', evidence: [] } }));
-    expect(compareReports(a, b).changes.map((c) => [c.model, c.change])).toEqual([['gone-model', 'model_missing'], ['gone-model', 'model_missing']]);
+    expect(compareReports(a, b).changes.map((c) => [c.model, c.change, c.cells])).toEqual([['gone-model', 'model_missing', 2]]);
+  });
+
+  it('says a model gone from B, or new in it, in one line with its number of cells, not one line per probe', () => {
+    const a = wideReport(3, 56);
+    const b = { ...wideReport(3, 56), models: a.models.slice(0, 2), results: a.results.filter((r) => r.model !== a.models[2]!.id) };
+    const gone = compareReports(a, b);
+    expect(gone.changes).toEqual([{ model: a.models[2]!.id, probe: '(every probe)', a: undefined, b: undefined, change: 'model_missing', cells: 56 }]);
+    expect(gone.counts).toMatchObject({ model_missing: 1, worse: 0 });
+    expect(gone.worse).toBe(true);
+    const added = compareReports(b, a);
+    expect(added.changes).toEqual([{ model: a.models[2]!.id, probe: '(every probe)', a: undefined, b: undefined, change: 'model_added', cells: 56 }]);
+    expect(added.worse).toBe(false);
   });
 
   it('reads a row that was not probed cell by cell', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { makePlan, selectModels, selectProbes } from '../../src/engine/plan.js';
+import { closestIds, makePlan, selectModels, selectProbes } from '../../src/engine/plan.js';
+import { CannotTestError } from '../../src/engine/errors.js';
 import { PROBES } from '../../suites/index.js';
 import type { ListedModel } from '../../src/engine/discover.js';
 
@@ -45,6 +46,39 @@ describe('plan', () => {
     expect(selectProbes(PROBES, ['parameters.user']).map((p) => p.id)).toEqual(['parameters.user']);
     expect(selectProbes(PROBES, ['roles.*']).map((p) => p.id)).toContain('roles.empty_content');
     expect(selectProbes(PROBES, ['*'])).toHaveLength(PROBES.length);
+  });
+
+  it('refuses named models none of which is listed (exit 2), naming the closest listed ids of each', () => {
+    const refused = (() => {
+      try {
+        makePlan(listed, [...PROBES], { models: ['gpt-4-o', 'lama-3'], allowUnlisted: false });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(refused).toBeInstanceOf(CannotTestError);
+    expect((refused as CannotTestError).message).toBe('--models names gpt-4-o, lama-3, which GET /models does not list: no model to test');
+    expect((refused as CannotTestError).advice).toBe(
+      'closest listed to gpt-4-o: gpt-4o, gpt-4o-mini, llama-3; closest listed to lama-3: llama-3, gpt-4o, gpt-4o-mini (of 3 listed); --allow-unlisted calls a name the list lacks',
+    );
+    // Some named models exist: the run goes on, the typo a row that could not be tested, its closest ids with it.
+    expect(makePlan(listed, [...PROBES], { models: ['gpt-4o', 'gpt-4o-mnii'], allowUnlisted: false }).models).toMatchObject([
+      { id: 'gpt-4o', call: true },
+      { id: 'gpt-4o-mnii', listed: false, call: false, closest: ['gpt-4o-mini', 'gpt-4o', 'llama-3'] },
+    ]);
+    // --allow-unlisted calls it on purpose.
+    expect(makePlan(listed, [...PROBES], { models: ['ghost'], allowUnlisted: true }).models).toMatchObject([{ id: 'ghost', call: true }]);
+  });
+
+  it('never refuses a name the baseline expects: the list lost it, a regression the judgement reports as missing', () => {
+    const plan = makePlan(listed, [...PROBES], { models: ['gone-model'], allowUnlisted: false, expected: new Set(['gone-model']) });
+    expect(plan.models).toEqual([]);
+    expect(makePlan(listed, [...PROBES], { models: ['gpt-4o', 'gone-model'], allowUnlisted: false, expected: new Set(['gone-model']) }).models.map((m) => m.id)).toEqual(['gpt-4o']);
+  });
+
+  it('finds the closest ids by edit distance, nearest first, among any number listed', () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => ({ id: `vendor/model-${i}`, ownedBy: undefined, declared: undefined }));
+    expect(closestIds('vendor/model-1234x', many, 2)).toEqual(['vendor/model-1234', 'vendor/model-12340']);
   });
 
   it('says when there is nothing to test', () => {

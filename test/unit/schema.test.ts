@@ -27,6 +27,7 @@ describe('report.json schema', () => {
       verdicts: { fail: 1, inconclusive: 1, error: 2 },
       comparisons: { expected: 0, regression: 1, improvement: 0, new: 3, missing: 0 },
       regressions: 1,
+      notRun: 0,
       exitCode: 1,
     });
     expect(schemaProblems(written)).toEqual([]);

@@ -8,6 +8,8 @@ import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
+import { judge } from '../../src/report/judge.js';
+import { renderGithubSummary } from '../../src/report/writers/github.js';
 import { sampleReport } from '../helpers/report.js';
 import { ROOT, runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -224,6 +226,29 @@ describe('console', () => {
 
   it('summarises to exit code 1 when anything failed', () => {
     expect(summarise(sampleReport()).exitCode).toBe(1);
+  });
+});
+
+describe('a model gone from GET /models that the baseline expects', () => {
+  // Expected with two cells; the run (the sample report) no longer has it: judge() adds it as missing.
+  const report = judge(sampleReport(), { schemaVersion: 1, cells: { 'gone-model': { 'chat.basic': 'pass', 'parameters.max_tokens': 'honoured' } } }, { path: 'b.json', updated: false });
+  const linesWith = (text: string) => text.split('\n').filter((l) => l.includes('gone-model'));
+
+  it('is one line in the matrix (no column of "not listed" cells), and the extent counts the models the run planned', () => {
+    const md = renderMatrix(report);
+    expect(md).not.toContain('error: model\\_not\\_listed |');
+    expect(md.split('\n').find((l) => l.startsWith('| probe | kind |'))).not.toContain('gone-model');
+    expect(linesWith(md.split('## Model facts')[0]!)).toEqual(['- 💥 **gone-model** **⬇** missing: the baseline expects 2 cell\\(s\\) of this model, and GET /models no longer lists it']);
+    expect(md).toContain('· 2 model(s) × 2 probe(s) ·');
+  });
+
+  it('is one line on the console, and one failing line in the step summary', () => {
+    const text = renderConsole(report, painter(false, {}), 200);
+    expect(linesWith(text)).toEqual(['missing: gone-model: the baseline expects this model and GET /models no longer lists it: restore it, or remove it from the baseline']);
+    expect(text).toContain('2 model(s) × 2 probe(s), 3 calls');
+    const summary = renderGithubSummary(report);
+    expect(linesWith(summary.split('# chatprobe capability matrix')[0]!)).toHaveLength(1);
+    expect(summary).not.toContain('error: model\\_not\\_listed |');
   });
 });
 

@@ -2,8 +2,8 @@ import pc from 'picocolors';
 import { oneLine, wrapText } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
-import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
-import { EVERY_PROBE, viewOf } from '../view.js';
+import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
+import { EVERY_PROBE, isMissing, runModels, viewOf } from '../view.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
 export interface Painter {
@@ -59,8 +59,10 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   const width = Math.max(40, columns ?? DEFAULT_COLUMNS);
   const view = viewOf(report);
   // The matrix draws the first MATRIX_MODELS models; the rest are counted below it (report.json has them).
-  const models = report.models.slice(0, MATRIX_MODELS);
-  const hidden = report.models.length - models.length;
+  // A model gone from GET /models is one line below (its advice), not a column of "not listed" cells.
+  const planned = runModels(report);
+  const models = planned.slice(0, MATRIX_MODELS);
+  const hidden = planned.length - models.length;
   const names = models.map((m) => oneLine(m.id));
   const probeWidth = widest(5, report.probes, (p) => p.id.length);
   const lines: string[] = [];
@@ -131,7 +133,7 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   }
   if (hidden > 0) {
     lines.push('');
-    for (const l of wrapText(`the matrix shows the first ${models.length} of ${report.models.length} models; report.json has every cell of the other ${hidden}`, width)) lines.push(l);
+    for (const l of wrapText(`the matrix shows the first ${models.length} of ${planned.length} models; report.json has every cell of the other ${hidden}`, width)) lines.push(l);
   }
   // A model that was not probed is explained once below, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));
@@ -168,7 +170,8 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   let rows = 0;
   for (const m of report.models) {
     if (!m.cause) continue;
-    if (rows++ < LISTED_LINES) lines.push(paint.tone('bad', cut(`not probed (${m.cause}): ${oneLine(m.id)}: ${m.advice ?? ''}`)));
+    const what = isMissing(m) ? 'missing' : `not probed (${m.cause})`;
+    if (rows++ < LISTED_LINES) lines.push(paint.tone('bad', cut(`${what}: ${oneLine(m.id)}: ${m.advice ?? ''}`)));
     else rest.set(m.cause, (rest.get(m.cause) ?? 0) + 1);
   }
   for (const [cause, n] of rest) lines.push(paint.tone('bad', cut(`not probed (${cause}): ${n} more model(s), listed in report.json`)));
@@ -179,10 +182,11 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
     for (const l of columns === undefined ? [text] : wrapText(text, width)) lines.push(l);
   };
   say(
-    `${extentText(report.models.length, report.probes)}, ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
+    `${extentText(planned.length, report.probes)}, ${report.calls} calls in ${(report.durationMs / 1000).toFixed(1)} s: ` +
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
       (report.interrupted ? ' (interrupted: partial report)' : '') +
-      (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : ''),
+      (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : '') +
+      (report.interrupted || report.maxDurationReached ? `; ${notRunText(report, s)}` : ''),
   );
   if (report.baseline && report.baseline.updated && !comparedWithBaseline(report)) {
     say(`baseline ${report.baseline.path}: written from this run (there was none to compare with)`);

@@ -1,5 +1,5 @@
 import type { Report } from '../model.js';
-import { describeChange, summarise } from '../summary.js';
+import { describeChange, notRunText, summarise } from '../summary.js';
 import { escapeText, renderMatrix } from './markdown.js';
 import { LISTED_LINES } from '../bounds.js';
 
@@ -12,7 +12,8 @@ export function renderGithubSummary(report: Report): string {
   const s = summarise(report);
   const head: string[] = [];
   if (s.failures.length > 0) {
-    head.push(`## chatprobe: ${s.failures.length} failing cell(s)`, '');
+    const stopped = notRunText(report, s);
+    head.push(`## chatprobe: ${s.failures.length} failing cell(s)${stopped ? ` (${stopped})` : ''}`, '');
     // The first LISTED_LINES of them: the summary is cut at 1 MiB anyway, and 100,000 lines cost memory first.
     for (const r of s.failures.slice(0, LISTED_LINES)) head.push(`- **${escapeText(r.model)}** · \`${r.probe}\`: ${describeChange(r)}: ${escapeText(r.observed)}`);
     if (s.failures.length > LISTED_LINES) head.push(`- … and ${s.failures.length - LISTED_LINES} more: see the reports`);

@@ -1,8 +1,8 @@
 import { oneLine } from '../../boundary/text.js';
 import type { ProbeResult, Report } from '../model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
-import { comparedWithBaseline, describeChange, summarise } from '../summary.js';
-import { viewOf } from '../view.js';
+import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
+import { isMissing, runModels, viewOf } from '../view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
@@ -71,7 +71,7 @@ export function renderMatrix(report: Report): string {
   const out: string[] = [];
   out.push('# chatprobe capability matrix', '');
   out.push(
-    `Target ${escapeText(report.target.baseUrl)} · ${extentText(report.models.length, report.probes)} · ` +
+    `Target ${escapeText(report.target.baseUrl)} · ${extentText(runModels(report).length, report.probes)} · ` +
       `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
       (report.interrupted ? ' · **interrupted: partial report**' : '') +
       (report.maxDurationReached ? ' · **stopped at --max-duration: partial report**' : ''),
@@ -87,7 +87,9 @@ export function renderMatrix(report: Report): string {
     out.push('', '## Models', '');
   }
   // The first MATRIX_MODELS models as columns; the others are counted under the table (report.json has them).
-  const columns = report.models.slice(0, MATRIX_MODELS);
+  // A model gone from GET /models is a line under the table, not a column of "not listed" cells.
+  const planned = runModels(report);
+  const columns = planned.slice(0, MATRIX_MODELS);
   out.push(`| probe | kind | ${columns.map((m) => escapeText(m.id)).join(' | ')} |`);
   out.push(`|---|---|${columns.map(() => '---').join('|')}|`);
   for (const p of view.matrixProbes) {
@@ -95,11 +97,16 @@ export function renderMatrix(report: Report): string {
     out.push(`| \`${p.id}\` | ${p.kind} | ${cells.join(' | ')} |`);
   }
   out.push('');
-  if (columns.length < report.models.length) {
-    out.push(`The matrix shows the first ${columns.length} of ${report.models.length} models; report.json has every cell of the other ${report.models.length - columns.length}.`, '');
+  if (columns.length < planned.length) {
+    out.push(`The matrix shows the first ${columns.length} of ${planned.length} models; report.json has every cell of the other ${planned.length - columns.length}.`, '');
   }
+  const missing = report.models.filter(isMissing);
+  for (const m of missing.slice(0, LISTED_LINES)) out.push(`- ${VERDICT_MARK.error} **${escapeText(m.id)}** **⬇** ${escapeText(m.notRun!.observed)}`);
+  if (missing.length > LISTED_LINES) out.push(`- … and ${missing.length - LISTED_LINES} more model(s) missing: report.json has them`);
+  if (missing.length > 0) out.push('');
   out.push(
-    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored.` +
+    `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
+      (report.interrupted || report.maxDurationReached ? `; ${notRunText(report, s)}.` : '.') +
       (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
         ? ` The baseline ${escapeText(report.baseline.path)} was written from this run (there was none to compare with).`
         : report.baseline && !comparedWithBaseline(report)
