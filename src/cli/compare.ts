@@ -26,7 +26,9 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
       if (result.probesOnlyIn.b.length > 0) lines.push(`not compared, only in B: ${result.probesOnlyIn.b.join(', ')}`);
       if (result.modelsOnlyIn.a.length > 0) lines.push(`not compared, models B's --models left out: ${result.modelsOnlyIn.a.map(oneLine).join(', ')}`);
       if (result.modelsOnlyIn.b.length > 0) lines.push(`not compared, models A's --models left out: ${result.modelsOnlyIn.b.map(oneLine).join(', ')}`);
-      const width = Math.max(0, ...result.changes.map((x) => oneLine(x.model).length));
+      // A loop, not a spread: two runs of 100,000 models can differ in more cells than a call takes arguments.
+      let width = 0;
+      for (const x of result.changes) width = Math.max(width, oneLine(x.model).length);
       for (const x of result.changes) {
         const what =
           x.change === 'model_missing' ? `${x.probe}: ${x.cells} cell(s) in A, the model gone from B` : x.change === 'model_added' ? `${x.probe}: ${x.cells} cell(s) in B, the model not in A` : `${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`;

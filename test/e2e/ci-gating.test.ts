@@ -218,7 +218,8 @@ describe('shards and merge', () => {
     const mixed = await runCli(['merge', join(dir, 's1'), join(dir, 's2'), join(dir, 's3'), join(dir, 'full'), '--out', join(dir, 'mixed')]);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('is not a shard report');
-  });
+    // Four audits and a merge: 15 s alone on 2 cores, past 30 s on a loaded machine.
+  }, 90_000);
 
   it('Ctrl-C during a merge drops it whole: the output folder as it was, no temporary file, exit 130', async () => {
     const dir = await tempDir();
