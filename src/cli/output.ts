@@ -91,6 +91,20 @@ export const harSaved = (har: HarWriter | undefined): string => {
   return path ? `: no report written; the calls made so far (those cut short say so) are in ${displayPath(path)}` : '';
 };
 
+/**
+ * Why a server command could not listen, in our words (listen()'s own, "listen EADDRINUSE: address already
+ * in use", are Node's): the port taken or privileged, the host not this machine's.
+ */
+export function listenFailure(e: unknown, host: string, port: number): CannotTestError {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const free = 'pick another --port, or 0 for a free one';
+  if (code === 'EADDRINUSE') return new CannotTestError(`port ${port} on ${host} is in use`, free);
+  if (code === 'EACCES') return new CannotTestError(`not allowed to listen on port ${port}`, `ports below 1024 need privileges: ${free}`);
+  if (code === 'EADDRNOTAVAIL') return new CannotTestError(`--host ${host} is not an address of this machine`, 'pass one of its interfaces, 127.0.0.1, or 0.0.0.0 for all of them');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new CannotTestError(`--host ${host}: no such host name`, 'pass an address of this machine, e.g. 127.0.0.1');
+  return new CannotTestError(`cannot listen on ${host} port ${port}${code ? ` (${code})` : ''}`);
+}
+
 /** A path as the console shows it: relative to the working folder when it is below it, else absolute. */
 export function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);

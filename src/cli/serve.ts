@@ -1,6 +1,6 @@
 import { loadProfile } from '../reference/profiles.js';
 import { startReferenceServer } from '../reference/server.js';
-import { out, untilStopped } from './output.js';
+import { cannotTest, listenFailure, out, untilStopped } from './output.js';
 
 export async function serveCommand(args: { profile: string; port: number; host: string; apiKeyEnv?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
   const profile = loadProfile(args.profile);
@@ -10,7 +10,12 @@ export async function serveCommand(args: { profile: string; port: number; host: 
   }
   const apiKey = args.apiKeyEnv ? env[args.apiKeyEnv] : undefined;
   if (args.apiKeyEnv && !apiKey) throw new Error(`--api-key-env ${args.apiKeyEnv}: the variable is ${env[args.apiKeyEnv] === undefined ? 'not set' : 'empty'}`);
-  const server = await startReferenceServer({ profile, host: args.host, port: args.port, ...(apiKey ? { apiKey } : {}) });
+  let server: Awaited<ReturnType<typeof startReferenceServer>>;
+  try {
+    server = await startReferenceServer({ profile, host: args.host, port: args.port, ...(apiKey ? { apiKey } : {}) });
+  } catch (e) {
+    return cannotTest(listenFailure(e, args.host, args.port));
+  }
   out(`chatprobe reference server, profile "${profile.name}": ${profile.description}\n`);
   out(`base URL: ${server.url}\n`);
   out(`models: ${profile.models.filter((m) => m.listed).map((m) => m.id).join(', ')}\n`);
