@@ -14,13 +14,34 @@ import type { HarWriter } from '../report/har.js';
 let stdoutClosed = false;
 let boundary = new Boundary();
 
+/**
+ * A reader gone: a closed pipe (EPIPE), or a terminal that hung up (EIO: the SSH session or terminal
+ * window closed, which also sends SIGHUP): the run goes on to write its reports, silently.
+ */
+const GONE = new Set(['EPIPE', 'EIO']);
+
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') stdoutClosed = true;
+  if (GONE.has(err.code ?? '')) stdoutClosed = true;
   else throw err;
 });
 process.stderr.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
+  if (!GONE.has(err.code ?? '')) throw err;
 });
+
+/**
+ * The signals that stop a command as Ctrl-C does: SIGHUP is a closed terminal or SSH session, which must
+ * not lose the run (Node's default for it quits at once, without the partial report, and leaves the
+ * exchanges record's temporary file behind).
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Calls `handler` at each stop signal; returns what takes it away again. */
+export function onStopSignal(handler: () => void): () => void {
+  for (const s of STOP_SIGNALS) process.on(s, handler);
+  return () => {
+    for (const s of STOP_SIGNALS) process.off(s, handler);
+  };
+}
 
 /** The boundary every later line goes through: set once the secrets are known. */
 export function useBoundary(b: Boundary): void {
@@ -111,20 +132,30 @@ export function displayPath(path: string): string {
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
 }
 
-/** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
+/** Resolves at the first stop signal (Ctrl-C, SIGTERM, SIGHUP): how a server command (serve, upstream) runs until stopped. */
 export function untilStopped(): Promise<void> {
   return new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    const release = onStopSignal(() => {
+      release();
+      resolve();
+    });
   });
 }
 
+/** What the first stop signal does, said as it comes, when a run has a partial report to write. */
+export const FINISHING = 'interrupted: finishing the partial report (press Ctrl-C again to quit at once)';
+
 /**
- * The first Ctrl-C or SIGTERM aborts the returned signal, so a run stops sending and writes its partial
- * report (exit 130); the second quits at once, saying where the calls went (`quitting`, asked then). `release`
- * takes the handlers away when the run is done.
+ * The first stop signal (Ctrl-C, SIGTERM, SIGHUP) aborts the returned signal, so a run stops sending and
+ * writes its partial report (exit 130); the second quits at once, saying where the calls went (`quitting`,
+ * asked then). `stopping`, asked at the first, says what stopping means now (a run that has not begun has
+ * no partial report to finish). `release` takes the handlers away when the run is done.
  */
-export function interruptible(say: (text: string) => void, quitting?: () => string | undefined): { signal: AbortSignal; at(): number | undefined; release(): void } {
+export function interruptible(
+  say: (text: string) => void,
+  quitting?: () => string | undefined,
+  stopping: () => string = () => FINISHING,
+): { signal: AbortSignal; at(): number | undefined; release(): void } {
   const controller = new AbortController();
   let at: number | undefined;
   const onSignal = () => {
@@ -132,19 +163,15 @@ export function interruptible(say: (text: string) => void, quitting?: () => stri
       say(`\nquit at once${quitting?.() ?? ''}\n`);
       process.exit(EXIT.interrupted);
     }
-    say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    say(`\n${stopping()}\n`);
     at = performance.now();
     controller.abort();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const release = onStopSignal(onSignal);
   return {
     signal: controller.signal,
     /** When (performance.now()) the first signal came, if one did. */
     at: () => at,
-    release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
+    release,
   };
 }

@@ -29,7 +29,7 @@ export interface PassthroughArgs {
  */
 export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
-  // Ctrl-C or SIGTERM: the cases not yet sent are reported as not run, and the partial report is written.
+  // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the cases not yet sent are reported as not run, and the partial report is written.
   const interrupt = interruptible(err, () => harSaved(har));
   try {
     const options = resolveOptions(flags, env);

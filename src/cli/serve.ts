@@ -16,12 +16,14 @@ export async function serveCommand(args: { profile: string; port: number; host: 
   } catch (e) {
     return cannotTest(listenFailure(e, args.host, args.port));
   }
+  // Listening from here, before the lines that tell a script to go on: a signal sent on reading them stops it cleanly.
+  const stopped = untilStopped();
   out(`chatprobe reference server, profile "${profile.name}": ${profile.description}\n`);
   out(`base URL: ${server.url}\n`);
   out(`models: ${profile.models.filter((m) => m.listed).map((m) => m.id).join(', ')}\n`);
   out(`auth: ${apiKey ? `the key in $${args.apiKeyEnv}` : 'any bearer token'}\n`);
   out('press Ctrl-C to stop\n');
-  await untilStopped();
+  await stopped;
   await server.close();
   return 0;
 }
