@@ -144,4 +144,4 @@ export const ENVIRONMENT: [string, string][] = [
   ['NO_COLOR', 'plain output'],
 ];
 
-export const EXIT_CODES = 'Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model), 130 interrupted.';
+export const EXIT_CODES = 'Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model, a report not written), 130 interrupted.';

@@ -13,7 +13,7 @@ import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { CannotTestError } from '../engine/errors.js';
 import { oneLine } from '../boundary/text.js';
-import { EXIT } from './exit.js';
+import { EXIT, runExitCode } from './exit.js';
 import { cannotTest, displayPath, err, onStopSignal, out, terminalColumns } from './output.js';
 
 /**
@@ -67,8 +67,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     if (args.json) out(renderJson(report));
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.map(displayPath).join(', ')}\n`);
-    if (written.failed.length > 0) return EXIT.failed;
-    return summarise(report).exitCode;
+    return runExitCode({ unwritten: written.failed.length, exitCode: summarise(report).exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {

@@ -126,6 +126,14 @@ export function listenFailure(e: unknown, host: string, port: number): CannotTes
   return new CannotTestError(`cannot listen on ${host} port ${port}${code ? ` (${code})` : ''}`);
 }
 
+/** What became of the previous complete reports a partial run would have replaced (report/write.ts KEPT_FOLDER). */
+export function keptText(written: { kept?: { dir: string; startedAt: string | undefined }; notKept?: string }): string {
+  if (written.kept) {
+    return `the previous complete reports${written.kept.startedAt ? ` (the run started ${written.kept.startedAt})` : ''} are kept in ${displayPath(written.kept.dir)}: this run's, beside them, are partial\n`;
+  }
+  return written.notKept ? `warning: the previous complete reports could not be kept (${written.notKept}): this run's partial ones replaced them\n` : '';
+}
+
 /** A path as the console shows it: relative to the working folder when it is below it, else absolute. */
 export function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);

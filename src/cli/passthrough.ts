@@ -13,7 +13,7 @@ import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from './exit.js';
 import { ownVocabulary } from '../report/vocabulary.js';
-import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
+import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, keptText, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -69,6 +69,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.json) out(renderJson(report));
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().map(displayPath).join(', ')}\n`);
+    err(keptText(written));
     if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');
     else if (options.updateBaseline) {
       await writeBaseline(baselinePath, baselineFrom(report, baseline));
