@@ -1,16 +1,20 @@
 // Writes the files derived from the zod models (npm run schema); tests check the committed ones are current:
-// schema/report.schema.json, schema/profile.schema.json, and src/cli/audit-flags.json (the flags as yargs
-// options, so that --help and --version load the argument parser alone, without zod).
+// schema/report.schema.json, schema/profile.schema.json, schema/config.schema.json (the config file's, for
+// editors), and src/cli/audit-flags.json (the flags as yargs options, so that --help and --version load the
+// argument parser alone, without zod).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { auditFlagTable } from '../src/cli/flags.js';
 import { AuditFlags } from '../src/config/options.js';
 import { profileJsonSchema } from '../src/reference/profile.js';
 import { reportJsonSchema } from '../src/report/schema.js';
+import { configJsonSchema } from '../src/config/schema.js';
 
 mkdirSync('schema', { recursive: true });
 writeFileSync('schema/report.schema.json', `${JSON.stringify(reportJsonSchema(), null, 2)}\n`);
 console.log('wrote schema/report.schema.json');
 writeFileSync('schema/profile.schema.json', `${JSON.stringify(profileJsonSchema(), null, 2)}\n`);
 console.log('wrote schema/profile.schema.json');
+writeFileSync('schema/config.schema.json', `${JSON.stringify(configJsonSchema(), null, 2)}\n`);
+console.log('wrote schema/config.schema.json');
 writeFileSync('src/cli/audit-flags.json', `${JSON.stringify(auditFlagTable(AuditFlags), null, 2)}\n`);
 console.log('wrote src/cli/audit-flags.json');

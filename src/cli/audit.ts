@@ -24,7 +24,7 @@ import { PROBES } from '../../suites/index.js';
 import { EXIT, runExitCode } from './exit.js';
 import { CannotTestError } from '../engine/errors.js';
 import { ownVocabulary } from '../report/vocabulary.js';
-import { cannotTest, command, displayPath, err, guardSecrets, harSaved, interruptible, out, progress, terminalColumns } from './output.js';
+import { cannotTest, command, displayPath, err, FINISHING, guardSecrets, harSaved, interruptible, keptText, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
 
 /** GitHub Actions: the matrix and failing cells in the step summary, and ::error annotations. */
@@ -72,17 +72,24 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
-  let har: HarWriter | undefined;
-  const interrupt = interruptible(say, () => harSaved(har));
-  try {
-    if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
-    if (options.dryRun) {
+  if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
+  // Before the signal handlers: a dry run writes nothing, so a signal may stop it as it stops any program.
+  if (options.dryRun) {
+    try {
       // A name the baseline expects is a model gone missing, not a typo: the plan must know them.
       const expected = options.baseline && existsSync(options.baseline) ? loadBaseline(options.baseline, PROBES) : undefined;
       const plan = await planAudit({ ...options, expectedModels: expectedModels(expected) }, PROBES);
       out(options.json ? `${JSON.stringify(boundary.clean(plan), null, 2)}\n` : renderPlan(plan));
       return EXIT.ok;
+    } catch (e) {
+      return cannotTest(e);
     }
+  }
+  let har: HarWriter | undefined;
+  // Until the plan is made there is no partial report to finish: the first signal says what it does then.
+  let begun = false;
+  const interrupt = interruptible(say, () => harSaved(har), () => (begun ? FINISHING : 'interrupted while discovering the models: stopping (nothing audited yet, so no report will be written)'));
+  try {
     // A baseline that cannot be read, or a path that cannot be written, fails before a request is paid for.
     // With --update-baseline the file may not exist yet; otherwise a missing baseline is an error (exit 2).
     const baselinePath = options.baseline ?? DEFAULT_BASELINE;
@@ -102,6 +109,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       PROBES,
       {
         onPlan: (models, probes) => {
+          begun = true;
           const perModel = probes.filter((p) => p.scope !== 'target').length;
           // Every output names each model by its unique id (Boundary.nameModels), exchanges.har as it is written too.
           boundary.nameModels(models.map((m) => m.id));
@@ -162,6 +170,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       err(`not written: ${written.skipped.join(', ')} (${why}); report.json has every cell\n`);
     }
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
+    err(keptText(written));
     // Billing probes named in --probes and left out of the run: said here too, not only in the reports.
     const billing = report.billing;
     if (billing && 'off' in billing && options.probes.length > 0 && PROBES.some((p) => p.area === 'billing' && matchAny(p.id, options.probes))) {
@@ -201,7 +210,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   } catch (e) {
     // Ctrl-C before the model list came: GET /models was cut short by us, not failed by the server.
     if (interrupt.signal.aborted && e instanceof CannotTestError) {
-      err('chatprobe: interrupted before the audit began (while discovering the models): nothing was audited, no report written\n');
+      err('chatprobe: interrupted before the audit began: nothing was audited, no report written\n');
       return EXIT.interrupted;
     }
     return cannotTest(e);
@@ -231,8 +240,14 @@ export async function demoCommand(profileName: string, flags: Record<string, unk
   const profile = loadProfile(profileName);
   const server = await startReferenceServer({ profile, apiKey: key });
   try {
-    const options = resolveOptions({ ...flags, baseUrl: server.url }, env);
-    options.apiKey = key;
+    // The demo key only, under the usual name: the user's own $OPENAI_API_KEY is neither read (a flaw in it
+    // is no reason to stop a demo) nor sent.
+    let options: ResolvedOptions;
+    try {
+      options = resolveOptions({ ...flags, baseUrl: server.url, apiKeyEnv: 'OPENAI_API_KEY' }, { OPENAI_API_KEY: key });
+    } catch (e) {
+      return cannotTest(e);
+    }
     return await auditWith(options, env);
   } finally {
     await server.close();

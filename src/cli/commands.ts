@@ -4,7 +4,7 @@ import type { Options, PositionalOptions } from 'yargs';
 import { DEFAULT_CONFIG } from '../config/defaults.js';
 import { PROFILE_NAMES } from '../reference/profile-names.js';
 import auditFlags from './audit-flags.json' with { type: 'json' };
-import { optionsOf, type FlagRow } from './flags.js';
+import { optionsOf, type FlagOptions, type FlagRow } from './flags.js';
 
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
 export const AUDIT_FLAGS = auditFlags as FlagRow[];
@@ -22,11 +22,13 @@ export interface CommandSpec {
   /** The command run when none is named. */
   isDefault?: boolean;
   positionals?: Record<string, PositionalOptions>;
-  options: Record<string, Options>;
+  options: Record<string, FlagOptions>;
   examples?: [string, string][];
 }
 
 const config = (what: string): Options => ({ type: 'string', describe: `${what} (default: ./${DEFAULT_CONFIG} if present)` });
+/** A port to listen on: what listen() takes, checked before it is called. */
+const port: FlagOptions = { type: 'number', default: 0, describe: 'Port (0: a free one)', range: { type: 'integer', minimum: 0, maximum: 65535 } };
 const profile: Options = { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` };
 
 export const COMMANDS: readonly CommandSpec[] = [
@@ -53,7 +55,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     describe: 'Run the reference server and print its base URL',
     options: {
       profile,
-      port: { type: 'number', default: 0, describe: 'Port (0: a free one)' },
+      port,
       host: { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on' },
       'api-key-env': { type: 'string', describe: 'Accept only the key in this variable (default: any bearer token)' },
     },
@@ -106,7 +108,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     command: 'upstream',
     describe: "Run chatprobe's recording upstream, to point one channel of a gateway at (for `passthrough`)",
     options: {
-      port: { type: 'number', default: 0, describe: 'Port (0: a free one)' },
+      port,
       host: { type: 'string', default: '127.0.0.1', describe: 'Interface to listen on (the gateway must reach it)' },
       models: { type: 'string', default: 'chatprobe-upstream', describe: 'Model ids it lists at GET /v1/models, comma-separated' },
     },
@@ -142,4 +144,4 @@ export const ENVIRONMENT: [string, string][] = [
   ['NO_COLOR', 'plain output'],
 ];
 
-export const EXIT_CODES = 'Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model), 130 interrupted.';
+export const EXIT_CODES = 'Exit codes: 0 nothing failed, 1 a failure, 2 could not test (bad options, 401 on /models, no model, a report not written), 130 interrupted.';

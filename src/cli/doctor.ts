@@ -20,34 +20,59 @@ const STEPS: { name: string; causes: Cause[] }[] = [
 /** Causes that leave no HTTP answer: the token, group and quota checks before them were never reached. */
 const NO_ANSWER: readonly Cause[] = ['timeout', 'network', 'interrupted', 'deadline', 'harness'];
 
+/** One check of a model, as the list prints it and `--json` gives it. */
+export interface DoctorCheck {
+  name: string;
+  /** ✓ pass, ✗ fail, ? unknown (nothing answered to tell), ! note (not a check that stops an audit). */
+  state: 'pass' | 'fail' | 'unknown' | 'note';
+  /** What was seen: the status and time, the server's message, or why it is not known. */
+  seen: string;
+  /** What to do about it, for a failure or a note. */
+  advice?: string;
+}
+
 /**
- * The checklist of one model: each step passes until the one its cause belongs to. A step is ✓ only when
+ * The checklist of one model: each step passes until the one its cause belongs to. A step passes only when
  * an answer showed it: a smoke call with no HTTP answer (a timeout, the run stopped) leaves the token,
- * group and quota checks unknown (?), and a model called though not listed (--allow-unlisted) says so.
+ * group and quota checks unknown, and a model called though not listed (--allow-unlisted) says so.
  */
-export function doctorLines(m: ModelEntry): string[] {
-  const lines = [`model ${oneLine(m.id)}`];
+export function doctorChecks(m: ModelEntry): DoctorCheck[] {
+  const checks: DoctorCheck[] = [];
   const failing = m.cause ? STEPS.find((s) => s.causes.includes(m.cause!)) : undefined;
   const unanswered = m.cause !== undefined && NO_ANSWER.includes(m.cause);
-  const failure = () => [`  ✗ ${failing?.name ?? 'smoke call'}: ${oneLine(m.smoke?.message ?? m.cause!)}`, `    ${ADVICE[m.cause!]}`];
+  const failure = (): DoctorCheck => ({ name: failing?.name ?? 'smoke call', state: 'fail', seen: oneLine(m.smoke?.message ?? m.cause!), advice: ADVICE[m.cause!] });
+  const answer = m.smoke ? `HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${oneLine(m.smoke.message)})` : ''}` : 'no smoke call';
   for (const step of STEPS) {
-    if (step === failing) return [...lines, ...failure()];
-    if (step === STEPS[0] && !m.listed) {
-      lines.push('  ! not listed by GET /models: called anyway (--allow-unlisted)');
+    if (step === failing) return [...checks, failure()];
+    if (step === STEPS[0]) {
+      checks.push(m.listed ? { name: step.name, state: 'pass', seen: 'listed' } : { name: step.name, state: 'note', seen: 'not listed by GET /models: called anyway (--allow-unlisted)' });
       continue;
     }
-    if (unanswered && step !== STEPS[0]) {
-      lines.push(`  ? ${step.name}: not known (no HTTP answer to tell)`);
+    if (unanswered) {
+      checks.push({ name: step.name, state: 'unknown', seen: 'not known (no HTTP answer to tell)' });
       continue;
     }
-    const last = step === STEPS.at(-1);
-    const detail = last && m.smoke ? `: HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${oneLine(m.smoke.message)})` : ''}` : '';
-    lines.push(`  ✓ ${step.name}${detail}`);
+    checks.push({ name: step.name, state: 'pass', seen: answer });
   }
-  // A cause no step names (the run stopped, our own failure): said last, never under a ✓.
-  if (m.cause) return [...lines, ...failure()];
+  // A cause no step names (the run stopped, our own failure): said last, never as a pass.
+  if (m.cause) return [...checks, failure()];
   // Not a check that stops an audit: the model is audited with limits. But operators fix it here.
-  if (m.smoke?.runaway) lines.push('  ! stops on its own: no answer without a limit within --timeout, one with a limit: check the chat template and EOS token');
+  if (m.smoke?.runaway) {
+    checks.push({ name: 'stops on its own', state: 'note', seen: 'no answer without a limit within --timeout, one with a limit', advice: 'check the chat template and EOS token' });
+  }
+  return checks;
+}
+
+/** The checklist of one model as lines: a pass shows what it saw on the last step only (the smoke call's answer). */
+export function doctorLines(m: ModelEntry): string[] {
+  const lines = [`model ${oneLine(m.id)}`];
+  const last = STEPS.at(-1)!.name;
+  for (const c of doctorChecks(m)) {
+    if (c.state === 'pass') lines.push(`  ✓ ${c.name}${c.name === last && m.smoke ? `: ${c.seen}` : ''}`);
+    else if (c.state === 'fail') lines.push(`  ✗ ${c.name}: ${c.seen}`, `    ${c.advice}`);
+    else if (c.state === 'unknown') lines.push(`  ? ${c.name}: ${c.seen}`);
+    else lines.push(`  ! ${c.name === STEPS[0]!.name ? c.seen : `${c.name}: ${c.seen}`}${c.advice ? `: ${c.advice}` : ''}`);
+  }
   return lines;
 }
 
@@ -66,7 +91,9 @@ export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.
     for (const m of run.report.models) lines.push(...doctorLines(m));
     const failing = run.report.models.filter((m) => m.cause);
     lines.push('', failing.length === 0 ? 'every check passed' : `${failing.length} of ${run.report.models.length} model(s) fail a check`);
-    if (options.json) out(`${JSON.stringify(run.report.models, null, 2)}\n`);
+    // Per model, its checks as the list prints them; `cause` too, for a script that reads only that.
+    const json = run.report.models.map((m) => ({ id: m.id, listed: m.listed, ...(m.cause ? { cause: m.cause } : {}), checks: doctorChecks(m) }));
+    if (options.json) out(`${JSON.stringify(json, null, 2)}\n`);
     else out(`${lines.join('\n')}\n`);
     return failing.length > 0 ? EXIT.failed : EXIT.ok;
   } catch (e) {

@@ -1,5 +1,6 @@
 import type { Options } from 'yargs';
 import type { z } from 'zod';
+import { expectedNumber, inRange, rangeFromJsonSchema, type NumberRange } from '../config/range.js';
 
 /** kebab-case flag names for the camelCase keys of an options schema. */
 export const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -9,14 +10,18 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 interface ZodLike {
   _zod: { def: { type: string; innerType?: ZodLike; defaultValue?: unknown } };
   description?: string;
+  toJSONSchema(params?: { io?: 'input' | 'output' }): Record<string, unknown>;
 }
+
+/** A number option's range from its zod schema. */
+const rangeOf = (field: ZodLike): NumberRange => rangeFromJsonSchema(field.toJSONSchema({ io: 'input' }));
 
 /**
  * yargs options derived from a zod object schema, so flags, defaults and help text have one source.
  * Only the shapes our options use are handled: string, number, boolean, arrays of strings.
  */
-export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = []): Record<string, Options> {
-  const out: Record<string, Options> = {};
+export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = []): Record<string, FlagOptions> {
+  const out: Record<string, FlagOptions> = {};
   for (const [key, field] of Object.entries(schema.shape)) {
     if (omit.includes(key)) continue;
     let node = field as unknown as ZodLike;
@@ -27,10 +32,11 @@ export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = 
       node = node._zod.def.innerType!;
     }
     const type = node._zod.def.type;
-    const option: Options = { describe };
+    const option: FlagOptions = { describe };
     if (type === 'array') Object.assign(option, { type: 'string', array: true });
     else if (type === 'number' || type === 'boolean' || type === 'string') option.type = type;
     else throw new Error(`flag --${kebab(key)}: unsupported option type ${type}`);
+    if (type === 'number') Object.assign(option, { range: rangeOf(node) });
     // Defaults are shown, not set: the schema applies them after the config file is merged in, so a flag
     // the user did not pass never hides a value from the config file.
     if (fallback !== undefined && !(Array.isArray(fallback) && fallback.length === 0) && fallback !== false) {
@@ -41,10 +47,16 @@ export function yargsOptionsFrom(schema: z.ZodObject, omit: readonly string[] = 
   return out;
 }
 
+/**
+ * A flag's yargs options, and for a number its range (a key yargs does not read: main.ts checks the
+ * values against it before a command runs, so every command says a bad number in the same words).
+ */
+export type FlagOptions = Options & { range?: NumberRange };
+
 /** One flag: its schema key, and its yargs options under the kebab-case name. */
 export interface FlagRow {
   key: string;
-  options: Options;
+  options: FlagOptions;
 }
 
 /** The flags of a schema as plain data (src/cli/audit-flags.json is this table for AuditFlags). */
@@ -56,7 +68,7 @@ export function auditFlagTable(schema: z.ZodObject): FlagRow[] {
 }
 
 /** yargs options from a flag table, leaving out the keys in `omit`. */
-export function optionsOf(table: readonly FlagRow[], omit: readonly string[] = []): Record<string, Options> {
+export function optionsOf(table: readonly FlagRow[], omit: readonly string[] = []): Record<string, FlagOptions> {
   return Object.fromEntries(table.filter((r) => !omit.includes(r.key)).map((r) => [kebab(r.key), r.options]));
 }
 
@@ -101,8 +113,10 @@ export function usageMessage(msg: string, argv: readonly string[]): string {
  * variable in a CI line gives) is refused rather than read as "not given": `--baseline "$FILE"` with FILE
  * unset must not turn a regression gate off. A flag that takes one value, given twice, is refused too.
  */
-export function flagProblem(argv: readonly string[], options: Record<string, Options>, args: Record<string, unknown>): string | undefined {
+export function flagProblem(argv: readonly string[], options: Record<string, FlagOptions>, args: Record<string, unknown>): string | undefined {
   const given = new Map<string, boolean>();
+  /** Each flag's value as typed (the last one), for a message that quotes it. */
+  const typed = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') break;
@@ -113,6 +127,7 @@ export function flagProblem(argv: readonly string[], options: Record<string, Opt
     const next = argv[i + 1];
     const bare = m[2] === '=' ? m[3]!.trim() === '' : next === undefined || next.trim() === '' || (next.startsWith('-') && !/^-\d/.test(next));
     given.set(camel(m[1]!), given.get(camel(m[1]!)) === true || bare);
+    if (!bare) typed.set(camel(m[1]!), m[2] === '=' ? m[3]! : next!);
   }
   for (const [name, o] of Object.entries(options)) {
     if (o.type === 'boolean') continue;
@@ -124,6 +139,12 @@ export function flagProblem(argv: readonly string[], options: Record<string, Opt
     // A list with an empty piece (`--models a "$UNSET"`) is refused too.
     const empty = given.get(key) || v === undefined || (typeof v === 'string' && v.trim() === '') || (Array.isArray(v) && (v.length === 0 || v.some((x) => String(x).trim() === '')));
     if (empty) return `--${name} was given without a value`;
+    // yargs reads "abc" as NaN and "1e400" as Infinity, and bounds nothing: the number is checked here,
+    // in our words, for every command alike (a server's listen() or zod said it in theirs).
+    if (o.type === 'number' && o.range && !inRange(Number(v), o.range)) {
+      const shown = typeof v === 'number' && Number.isFinite(v) ? String(v) : JSON.stringify((typed.get(key) ?? String(v)).slice(0, 40));
+      return `invalid --${name} ${shown}: expected ${expectedNumber(o.range)}`;
+    }
   }
   return undefined;
 }

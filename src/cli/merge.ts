@@ -13,8 +13,8 @@ import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { CannotTestError } from '../engine/errors.js';
 import { oneLine } from '../boundary/text.js';
-import { EXIT } from './exit.js';
-import { cannotTest, displayPath, err, out, terminalColumns } from './output.js';
+import { EXIT, runExitCode } from './exit.js';
+import { cannotTest, displayPath, err, onStopSignal, out, terminalColumns } from './output.js';
 
 /**
  * The exchanges.har of each folder that has one, as one file in `out`, complete but not yet in place
@@ -33,15 +33,14 @@ async function mergeHars(dirs: readonly string[], writer: () => HarWriter): Prom
 export async function mergeCommand(dirs: string[], args: { out: string; json: boolean; quiet: boolean; baseline?: string | undefined }, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
   let placed = false;
-  // Ctrl-C or SIGTERM: the merge is dropped whole. Its files are put in place in one synchronous step
-  // (writeReports), so until then the folder holds what it held, and no temporary file is left.
+  // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the merge is dropped whole. Its files are put in place in one
+  // synchronous step (writeReports), so until then the folder holds what it held, and no temporary file is left.
   const quit = () => {
     har?.abandon();
     err(placed ? '\ninterrupted: the merged reports were already written\n' : '\nmerge interrupted: nothing written; the folders are as they were\n');
     process.exit(EXIT.interrupted);
   };
-  process.on('SIGINT', quit);
-  process.on('SIGTERM', quit);
+  const release = onStopSignal(quit);
   try {
     // The merged reports would replace a shard's own: merging again would then fail on a folder that is no shard.
     const target = resolve(args.out);
@@ -68,13 +67,11 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     if (args.json) out(renderJson(report));
     else if (!args.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!args.quiet) err(`merged ${dirs.length} report(s) into ${written.written.map(displayPath).join(', ')}\n`);
-    if (written.failed.length > 0) return EXIT.failed;
-    return summarise(report).exitCode;
+    return runExitCode({ unwritten: written.failed.length, exitCode: summarise(report).exitCode });
   } catch (e) {
     return cannotTest(e);
   } finally {
     har?.abandon();
-    process.off('SIGINT', quit);
-    process.off('SIGTERM', quit);
+    release();
   }
 }

@@ -14,13 +14,34 @@ import type { HarWriter } from '../report/har.js';
 let stdoutClosed = false;
 let boundary = new Boundary();
 
+/**
+ * A reader gone: a closed pipe (EPIPE), or a terminal that hung up (EIO: the SSH session or terminal
+ * window closed, which also sends SIGHUP): the run goes on to write its reports, silently.
+ */
+const GONE = new Set(['EPIPE', 'EIO']);
+
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code === 'EPIPE') stdoutClosed = true;
+  if (GONE.has(err.code ?? '')) stdoutClosed = true;
   else throw err;
 });
 process.stderr.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE') throw err;
+  if (!GONE.has(err.code ?? '')) throw err;
 });
+
+/**
+ * The signals that stop a command as Ctrl-C does: SIGHUP is a closed terminal or SSH session, which must
+ * not lose the run (Node's default for it quits at once, without the partial report, and leaves the
+ * exchanges record's temporary file behind).
+ */
+export const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** Calls `handler` at each stop signal; returns what takes it away again. */
+export function onStopSignal(handler: () => void): () => void {
+  for (const s of STOP_SIGNALS) process.on(s, handler);
+  return () => {
+    for (const s of STOP_SIGNALS) process.off(s, handler);
+  };
+}
 
 /** The boundary every later line goes through: set once the secrets are known. */
 export function useBoundary(b: Boundary): void {
@@ -91,26 +112,58 @@ export const harSaved = (har: HarWriter | undefined): string => {
   return path ? `: no report written; the calls made so far (those cut short say so) are in ${displayPath(path)}` : '';
 };
 
+/**
+ * Why a server command could not listen, in our words (listen()'s own, "listen EADDRINUSE: address already
+ * in use", are Node's): the port taken or privileged, the host not this machine's.
+ */
+export function listenFailure(e: unknown, host: string, port: number): CannotTestError {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const free = 'pick another --port, or 0 for a free one';
+  if (code === 'EADDRINUSE') return new CannotTestError(`port ${port} on ${host} is in use`, free);
+  if (code === 'EACCES') return new CannotTestError(`not allowed to listen on port ${port}`, `ports below 1024 need privileges: ${free}`);
+  if (code === 'EADDRNOTAVAIL') return new CannotTestError(`--host ${host} is not an address of this machine`, 'pass one of its interfaces, 127.0.0.1, or 0.0.0.0 for all of them');
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new CannotTestError(`--host ${host}: no such host name`, 'pass an address of this machine, e.g. 127.0.0.1');
+  return new CannotTestError(`cannot listen on ${host} port ${port}${code ? ` (${code})` : ''}`);
+}
+
+/** What became of the previous complete reports a partial run would have replaced (report/write.ts KEPT_FOLDER). */
+export function keptText(written: { kept?: { dir: string; startedAt: string | undefined }; notKept?: string }): string {
+  if (written.kept) {
+    return `the previous complete reports${written.kept.startedAt ? ` (the run started ${written.kept.startedAt})` : ''} are kept in ${displayPath(written.kept.dir)}: this run's, beside them, are partial\n`;
+  }
+  return written.notKept ? `warning: the previous complete reports could not be kept (${written.notKept}): this run's partial ones replaced them\n` : '';
+}
+
 /** A path as the console shows it: relative to the working folder when it is below it, else absolute. */
 export function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : resolve(path);
 }
 
-/** Resolves at the first Ctrl-C or SIGTERM: how a server command (serve, upstream) runs until stopped. */
+/** Resolves at the first stop signal (Ctrl-C, SIGTERM, SIGHUP): how a server command (serve, upstream) runs until stopped. */
 export function untilStopped(): Promise<void> {
   return new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    const release = onStopSignal(() => {
+      release();
+      resolve();
+    });
   });
 }
 
+/** What the first stop signal does, said as it comes, when a run has a partial report to write. */
+export const FINISHING = 'interrupted: finishing the partial report (press Ctrl-C again to quit at once)';
+
 /**
- * The first Ctrl-C or SIGTERM aborts the returned signal, so a run stops sending and writes its partial
- * report (exit 130); the second quits at once, saying where the calls went (`quitting`, asked then). `release`
- * takes the handlers away when the run is done.
+ * The first stop signal (Ctrl-C, SIGTERM, SIGHUP) aborts the returned signal, so a run stops sending and
+ * writes its partial report (exit 130); the second quits at once, saying where the calls went (`quitting`,
+ * asked then). `stopping`, asked at the first, says what stopping means now (a run that has not begun has
+ * no partial report to finish). `release` takes the handlers away when the run is done.
  */
-export function interruptible(say: (text: string) => void, quitting?: () => string | undefined): { signal: AbortSignal; at(): number | undefined; release(): void } {
+export function interruptible(
+  say: (text: string) => void,
+  quitting?: () => string | undefined,
+  stopping: () => string = () => FINISHING,
+): { signal: AbortSignal; at(): number | undefined; release(): void } {
   const controller = new AbortController();
   let at: number | undefined;
   const onSignal = () => {
@@ -118,19 +171,15 @@ export function interruptible(say: (text: string) => void, quitting?: () => stri
       say(`\nquit at once${quitting?.() ?? ''}\n`);
       process.exit(EXIT.interrupted);
     }
-    say('\ninterrupted: finishing the partial report (press Ctrl-C again to quit at once)\n');
+    say(`\n${stopping()}\n`);
     at = performance.now();
     controller.abort();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const release = onStopSignal(onSignal);
   return {
     signal: controller.signal,
     /** When (performance.now()) the first signal came, if one did. */
     at: () => at,
-    release: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
+    release,
   };
 }

@@ -13,7 +13,7 @@ import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from './exit.js';
 import { ownVocabulary } from '../report/vocabulary.js';
-import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, out, terminalColumns } from './output.js';
+import { cannotTest, displayPath, err, guardSecrets, harSaved, interruptible, keptText, out, terminalColumns } from './output.js';
 
 /** The baseline file a passthrough run rewrites when --update-baseline names none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -29,7 +29,7 @@ export interface PassthroughArgs {
  */
 export async function passthroughCommand(flags: Record<string, unknown>, args: PassthroughArgs, env: NodeJS.ProcessEnv): Promise<number> {
   let har: HarWriter | undefined;
-  // Ctrl-C or SIGTERM: the cases not yet sent are reported as not run, and the partial report is written.
+  // A stop signal (Ctrl-C, SIGTERM, SIGHUP): the cases not yet sent are reported as not run, and the partial report is written.
   const interrupt = interruptible(err, () => harSaved(har));
   try {
     const options = resolveOptions(flags, env);
@@ -69,6 +69,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
     if (options.json) out(renderJson(report));
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     if (!options.quiet) err(`reports: ${[...written.written, harPath].sort().map(displayPath).join(', ')}\n`);
+    err(keptText(written));
     if (options.updateBaseline && report.interrupted) err('the baseline was not rewritten: this run did not finish\n');
     else if (options.updateBaseline) {
       const next = baselineFrom(report, baseline);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CannotTestError } from '../engine/errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
+import { expectedNumber, rangeFromJsonSchema } from './range.js';
 
 /**
  * The audit options, defined once: the CLI flags are derived from this schema (cli/flags.ts), and the
@@ -65,21 +66,60 @@ export interface ResolvedOptions {
 
 export { DEFAULT_CONFIG } from './defaults.js';
 
+/**
+ * A list option as the config file takes it: a list, or one string as the flag takes it. `--models a,b`
+ * and `--models a b` are one string and two on the line; in the file, `"a,b"` and `"a b"` both work.
+ */
+const listOrText = (flagDescription: string | undefined, text: string) =>
+  z.union([z.array(z.string()), z.string()]).optional().describe(`${flagDescription ?? ''}; in the file, a list or ${text}`);
+
 /** A config file carries the same options as the flags (camelCase keys), and never the key itself. */
 export const ConfigFile = AuditFlags.partial()
-  // An editor's schema hint is allowed, and ignored.
-  .extend({ $schema: z.string().optional() })
+  .extend({
+    models: listOrText(AuditFlags.shape.models.description, 'one string of ids or globs separated by commas or spaces'),
+    probes: listOrText(AuditFlags.shape.probes.description, 'one string of ids or globs separated by commas or spaces'),
+    header: listOrText(AuditFlags.shape.header.description, 'one string: one header'),
+    // An editor's schema hint (schema/config.schema.json, shipped in the package) is allowed, and ignored.
+    $schema: z.string().optional().describe('The JSON Schema of this file, for editors: ignored by chatprobe'),
+  })
   .strict();
 
-/** The first problem with some options, naming the key (or flag) and what was expected. */
-function describeIssue(error: z.ZodError, name: (key: string) => string): string {
+/** What a value is, in words, without showing a string (it may hold a secret): `5000`, `a string`. */
+function described(v: unknown): string {
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  if (typeof v === 'string') return /^[-+.\deE]{1,20}$/.test(v) ? `the string "${v}"` : 'a string';
+  if (Array.isArray(v)) return 'a list';
+  return v === undefined ? 'nothing' : 'an object';
+}
+
+/** What an option takes, in words, from its JSON Schema. */
+function expectedOf(j: Record<string, unknown>): string {
+  if (j.type === 'number' || j.type === 'integer') return expectedNumber(rangeFromJsonSchema(j));
+  if (j.type === 'boolean') return 'true or false';
+  if (j.type === 'array') return 'a list of strings';
+  if (Array.isArray(j.anyOf)) return 'a list of strings, or one string';
+  return 'a string';
+}
+
+/**
+ * The first problem with some options, naming the key (or flag), what it takes and what it got, in our
+ * words (zod's, "expected number, received NaN", are not a user's). `raw`: the options as given.
+ */
+function describeIssue(error: z.ZodError, name: (key: string) => string, raw: unknown, schema: z.ZodObject = ConfigFile): string {
   const issue = error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
     const hint = issue.keys.some((k) => /key|token|secret/i.test(k)) ? ' (the API key is read only from the environment variable named by apiKeyEnv)' : '';
     return `unknown key ${keys}${hint}`;
   }
-  return `${name(String(issue.path[0] ?? ''))}: ${issue.message}`;
+  const key = String(issue.path[0] ?? '');
+  // A pattern's message is ours (--shard's "expected i/n").
+  if (issue.code === 'invalid_format') return `${name(key)}: ${issue.message}`;
+  const field = schema.shape[key] as z.ZodType | undefined;
+  const given = (raw as Record<string, unknown> | null)?.[key];
+  if (!field) return `${name(key)}: not an option`;
+  const got = issue.path.length > 1 && Array.isArray(given) ? `a list holding ${described(given[Number(issue.path[1])])}` : described(given);
+  return `${name(key)}: expected ${expectedOf(z.toJSONSchema(field, { io: 'input' }) as Record<string, unknown>)}, got ${got}`;
 }
 
 const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -87,9 +127,11 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowe
 /** Validates a parsed config file; the error names the bad key and the expected type. */
 export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
   const parsed = ConfigFile.safeParse(raw);
-  if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`)}`);
-  const { $schema: _schema, ...config } = parsed.data;
-  return config;
+  if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`, raw)}`);
+  const { $schema: _schema, models, probes, header, ...config } = parsed.data;
+  // One string is the list the flag would make of it (splitList splits models and probes further).
+  const asList = (v: string | string[] | undefined) => (typeof v === 'string' ? [v] : v);
+  return { ...config, ...(models !== undefined ? { models: asList(models) } : {}), ...(probes !== undefined ? { probes: asList(probes) } : {}), ...(header !== undefined ? { header: asList(header) } : {}) };
 }
 
 /**
@@ -98,8 +140,9 @@ export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
  */
 export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: Partial<AuditFlags> = {}): ResolvedOptions {
   const fromEnv = env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {};
-  const parsed = AuditFlags.safeParse({ ...config, ...fromEnv, ...(flags as object) });
-  if (!parsed.success) throw new CannotTestError(`invalid ${describeIssue(parsed.error, flagName)}`);
+  const given = { ...config, ...fromEnv, ...(flags as object) };
+  const parsed = AuditFlags.safeParse(given);
+  if (!parsed.success) throw new CannotTestError(`invalid ${describeIssue(parsed.error, flagName, given, AuditFlags)}`);
   const f = parsed.data;
   const secrets: Secret[] = [];
   const baseUrl = normaliseBaseUrl(f.baseUrl, secrets);
@@ -177,9 +220,12 @@ function parseShard(text: string | undefined): { index: number; count: number } 
   return { index, count };
 }
 
-/** `--models a,b --models c` and `--models a b` mean the same. */
+/**
+ * `--models a,b --models c`, `--models a b` and `--models "a b"` mean the same (no model id or probe id
+ * holds a space), as do `"a,b"` and `"a b"` in the config file.
+ */
 function splitList(values: readonly string[]): string[] {
-  return [...new Set(values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean))];
+  return [...new Set(values.flatMap((v) => v.split(/[\s,]+/)).filter(Boolean))];
 }
 
 /**

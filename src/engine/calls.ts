@@ -23,7 +23,7 @@ export const MAX_RETRY_WAIT_MS = 30_000;
 /** A call not sent because the run was stopped (`reason`: the stop signal's). */
 const notSent = (reason: unknown): HttpResponse => {
   const { code } = stopFailure(reason);
-  const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C or SIGTERM)';
+  const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
   return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, message: `not sent: ${why}` } };
 };
 

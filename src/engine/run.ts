@@ -225,7 +225,7 @@ export async function runAudit(
   lag.start();
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
   const stopped = (): ProbeVerdict | undefined => {
-    if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C or SIGTERM) before this cell finished' };
+    if (signal?.aborted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP) before this cell finished' };
     if (deadline?.aborted) return { verdict: 'error', cause: 'deadline', notRun: true, observed: `not run: --max-duration (${options.maxDurationMs! / 1000} s) ran out before this cell finished` };
     return undefined;
   };

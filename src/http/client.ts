@@ -23,7 +23,7 @@ export type TransportFailure =
 export function stopFailure(reason: unknown): TransportFailure {
   return (reason as { name?: string } | undefined)?.name === 'TimeoutError'
     ? { code: 'deadline', message: 'cut short: --max-duration ran out' }
-    : { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C or SIGTERM)' };
+    : { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' };
 }
 
 /** A call's abort by the run's stop, carrying what the call then says (stopFailure). */

@@ -1,6 +1,6 @@
 import { access, appendFile, constants, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
-import { closeSync, existsSync, openSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
 import type { CallRecord, Report } from './model.js';
@@ -82,6 +82,51 @@ export interface WriteOutcome {
   failed: { file: string; error: string }[];
   /** Files not written because the time to write them had run out (an earlier run's copy removed). */
   skipped: string[];
+  /** Where the folder's previous complete reports were moved, this run's being partial (KEPT_FOLDER). */
+  kept?: { dir: string; startedAt: string | undefined };
+  /** Why they could not be, if they could not (they were then replaced). */
+  notKept?: string;
+}
+
+/** Every file a run puts in the folder: what is kept together when a partial run would replace them. */
+const RUN_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'report.html', 'exchanges.har'];
+
+/**
+ * Where a partial run (interrupted, or some file not written) moves the complete run's reports it would
+ * replace, inside the reports folder: a Ctrl-C must not cost yesterday's complete reports. The next partial
+ * run over a complete one replaces its files there; nothing else in it is touched.
+ */
+export const KEPT_FOLDER = 'last-complete';
+
+/** Characters of report.json read to find its head's `interrupted` (the head comes before the models). */
+const HEAD_CHARS = 64 * 1024;
+
+/** The run whose report.json is in `dir`, if it is a complete one (not interrupted): when it started. */
+function completeRunIn(dir: string): { startedAt: string | undefined } | undefined {
+  let head: string;
+  try {
+    const fd = openSync(join(dir, 'report.json'), 'r');
+    try {
+      const buffer = Buffer.alloc(HEAD_CHARS);
+      head = buffer.subarray(0, readSync(fd, buffer, 0, HEAD_CHARS, 0)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+  if (!/^\s*\{\s*"\$schema"/.test(head) || !/\n {2}"interrupted": false,?\n/.test(head)) return undefined;
+  return { startedAt: /\n {2}"startedAt": "([^"]{1,40})"/.exec(head)?.[1] };
+}
+
+/** Moves a complete run's files from `dir` into its KEPT_FOLDER (synchronous: part of the one step that puts files in place). */
+function keepPrevious(dir: string): string {
+  const kept = join(dir, KEPT_FOLDER);
+  mkdirSync(kept, { recursive: true });
+  // The set kept before goes whole, so the folder never mixes two runs' files.
+  for (const file of RUN_FILES) rmSync(join(kept, file), { force: true });
+  for (const file of RUN_FILES) if (existsSync(join(dir, file))) renameSync(join(dir, file), join(kept, file));
+  return kept;
 }
 
 /**
@@ -118,6 +163,24 @@ export function writePieces(path: string, pieces: Iterable<string>, redact: (s: 
   } finally {
     closeSync(file);
   }
+}
+
+/** Why a file could not be written or put in place, in words (Node's name the temporary path: "EISDIR: illegal operation on a directory, rename …"). */
+function writeFailure(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const words: Record<string, string> = {
+    EISDIR: 'a folder is in its place',
+    ENOTEMPTY: 'a folder is in its place',
+    ENOSPC: 'the disk is full',
+    EDQUOT: 'the disk quota is used up',
+    EACCES: 'not allowed',
+    EPERM: 'not allowed',
+    EROFS: 'the file system is read-only',
+    EIO: 'the disk failed (EIO)',
+  };
+  if (code) return words[code] ?? code;
+  // A writer's own failure (our bug): its message is ours.
+  return (err as Error).message ?? String(err);
 }
 
 /** The temporary files written and not yet put in place: removed if the process quits meanwhile (a second Ctrl-C). */
@@ -164,7 +227,7 @@ export function commitStaged(staged: readonly Staged[]): { path: string; error: 
     try {
       renameSync(s.tmp, s.path);
     } catch (err) {
-      failed.push({ path: s.path, error: (err as Error).message });
+      failed.push({ path: s.path, error: writeFailure(err) });
       rmSync(s.tmp, { force: true });
     }
     STAGED.delete(s.tmp);
@@ -217,7 +280,16 @@ export async function writeReports(report: Report, trace: readonly CallRecord[],
     try {
       staged.push(await stageFile(join(dir, file), write));
     } catch (err) {
-      outcome.failed.push({ file, error: (err as Error).message });
+      outcome.failed.push({ file, error: writeFailure(err) });
+    }
+  }
+  // A partial run beside a complete one: the complete one is kept, whole, before this one takes its place.
+  const previous = report.interrupted || outcome.failed.length > 0 || outcome.skipped.length > 0 ? completeRunIn(dir) : undefined;
+  if (previous) {
+    try {
+      outcome.kept = { dir: keepPrevious(dir), startedAt: previous.startedAt };
+    } catch (err) {
+      outcome.notKept = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     }
   }
   const unplaced = commitStaged(staged);

@@ -253,7 +253,7 @@ describe('HttpClient', () => {
   });
 
   it.each([
-    ['Ctrl-C', undefined, { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C or SIGTERM)' }],
+    ['Ctrl-C', undefined, { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' }],
     ['--max-duration', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), { code: 'deadline', message: 'cut short: --max-duration ran out' }],
   ])('ends every call in flight when the run is stopped (%s), saying so, never blaming the server', async (_stop, reason, said) => {
     const run = new AbortController();
