@@ -87,7 +87,7 @@ while IFS= read -r -d '' h; do args+=("--header=$h"); done < <(lines "${INPUT_HE
 while IFS= read -r -d '' a; do args+=("$a"); done < <(lines "${INPUT_ARGS:-}")
 
 # How chatprobe is run: a published version through npx, else the action's own checkout, built once.
-# CHATPROBE_CMD is for the tests, which run chatprobe from source.
+# CHATPROBE_CMD is for the tests, which run the CLI they built.
 if [ -n "${CHATPROBE_CMD:-}" ]; then
   read -r -a cmd <<<"$CHATPROBE_CMD"
 elif [ -n "${INPUT_VERSION:-}" ]; then

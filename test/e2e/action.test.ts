@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { ROOT, runCommand } from '../helpers/cli.js';
+import { cliCommand, ROOT, runCommand } from '../helpers/cli.js';
 import { freePort } from '../helpers/server-process.js';
 import { loadAction, readOutputs, runBashStep, runsIf, substitute, type Contexts } from './support/github-runner.js';
 import { workspaceDir } from './support/workspace.js';
@@ -18,7 +18,7 @@ import { workspaceDir } from './support/workspace.js';
  */
 const KEY = 'sk-action-Zt8qWm2Vx5Lp';
 // chatprobe from source, through the tests' runCli.
-const CHATPROBE_CMD = `${process.execPath} --import ${join(ROOT, 'node_modules', 'tsx', 'dist', 'esm', 'index.mjs')} ${join(ROOT, 'test', 'e2e', 'support', 'chatprobe-via-runcli.ts')}`;
+const CHATPROBE_CMD = cliCommand([]).flat().join(' ');
 // Characters actions/upload-artifact@v4 refuses in an artifact name.
 const BAD_ARTIFACT_NAME = /[":<>|*?\\/\r\n]/;
 

@@ -1,10 +1,5 @@
 import { spawn } from 'node:child_process';
-import { ROOT, type CliRun } from './cli.js';
-
-/** How the CLI is started: one place to switch from the sources (tsx) to the built CLI. */
-export function cliCommand(): [string, string[]] {
-  return [process.execPath, ['--import', 'tsx', `${ROOT}src/cli/main.ts`]];
-}
+import { cliCommand, ROOT, type CliRun } from './cli.js';
 
 export interface SignalRun extends CliRun {
   /** The signal the process itself died of, if it did not exit (Node's default for an unhandled signal). */
@@ -23,9 +18,8 @@ export function signalCli(
   signal: NodeJS.Signals,
   options: { again?: RegExp; cwd?: string; onStderr?: (stderr: string) => void } = {},
 ): Promise<SignalRun> {
-  const [file, base] = cliCommand();
   return new Promise((resolve, reject) => {
-    const child = spawn(file, [...base, ...args], {
+    const child = spawn(...cliCommand(args), {
       cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
