@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CannotTestError } from '../engine/errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
+import { described } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';
 
 /**
@@ -83,14 +84,6 @@ export const ConfigFile = AuditFlags.partial()
     $schema: z.string().optional().describe('The JSON Schema of this file, for editors: ignored by chatprobe'),
   })
   .strict();
-
-/** What a value is, in words, without showing a string (it may hold a secret): `5000`, `a string`. */
-function described(v: unknown): string {
-  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
-  if (typeof v === 'string') return /^[-+.\deE]{1,20}$/.test(v) ? `the string "${v}"` : 'a string';
-  if (Array.isArray(v)) return 'a list';
-  return v === undefined ? 'nothing' : 'an object';
-}
 
 /** What an option takes, in words, from its JSON Schema. */
 function expectedOf(j: Record<string, unknown>): string {

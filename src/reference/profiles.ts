@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { notJson, schemaProblem, unreadable } from '../words.js';
 import defaultProfile from '../../fixtures/profiles/default.json' with { type: 'json' };
 import brokenGateway from '../../fixtures/profiles/broken-gateway.json' with { type: 'json' };
 import echoKey from '../../fixtures/profiles/echo-key.json' with { type: 'json' };
@@ -47,10 +48,7 @@ if (Object.keys(BUNDLED).join() !== PROFILE_NAMES.join()) throw new Error('refer
 export function loadProfile(nameOrPath: string): Profile {
   const raw = Object.hasOwn(BUNDLED, nameOrPath) ? BUNDLED[nameOrPath] : readProfileFile(nameOrPath);
   const parsed = Profile.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`profile "${nameOrPath}" is invalid at ${issue.path.join('.') || 'top level'}: ${issue.message}`);
-  }
+  if (!parsed.success) throw new Error(`profile "${nameOrPath}" is invalid at ${schemaProblem(parsed.error, raw)}`);
   const profile = parsed.data;
   for (const m of profile.models) m.expect = { ...profile.modelExpect, ...m.expect };
   return profile;
@@ -60,9 +58,15 @@ function readProfileFile(path: string): unknown {
   if (!path.endsWith('.json')) {
     throw new Error(`unknown profile "${path}": bundled profiles are ${PROFILE_NAMES.join(', ')}; or pass a path to a .json profile`);
   }
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read profile ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read profile ${path}: ${unreadable(err)}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`cannot read profile ${path}: not JSON${notJson(text)}`);
   }
 }

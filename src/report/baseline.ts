@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CannotTestError } from '../engine/errors.js';
+import { notJson, schemaProblem, unreadable } from '../words.js';
 import { oneLine } from '../boundary/text.js';
 import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from './model.js';
 
@@ -30,18 +31,22 @@ export const DEFAULT_BASELINE = 'chatprobe.baseline.json';
  */
 export function loadBaseline(path: string, probes?: readonly { id: string; kind: ProbeKind }[]): Baseline {
   if (!existsSync(path)) throw new CannotTestError(`baseline ${path} does not exist`, 'create it with --update-baseline');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CannotTestError(`cannot read baseline ${path}: ${unreadable(e)}`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new CannotTestError(`invalid baseline ${path}: not JSON (${(e as Error).message})`);
+    raw = JSON.parse(text);
+  } catch {
+    throw new CannotTestError(`invalid baseline ${path}: not JSON${notJson(text)}`);
   }
   const parsed = Baseline.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.path.join('.') || 'top level';
-    const verdictHint = issue.path.length >= 3 ? ` (valid verdicts: ${Verdict.options.join(', ')})` : '';
-    throw new CannotTestError(`invalid baseline ${path} at ${where}: ${issue.message}${verdictHint}`);
+    const verdictHint = parsed.error.issues[0]!.path.length >= 3 ? ` (valid verdicts: ${Verdict.options.join(', ')})` : '';
+    throw new CannotTestError(`invalid baseline ${path} at ${schemaProblem(parsed.error, raw)}${verdictHint}`);
   }
   if (probes) {
     const kinds = new Map(probes.map((p) => [p.id, p.kind]));

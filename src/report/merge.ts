@@ -2,6 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CannotTestError } from '../engine/errors.js';
 import { CallRecord, Report, type ProbeInfo, type ProbeResult } from './model.js';
+import { schemaProblem, unreadable } from '../words.js';
+import { readReport } from './read.js';
 
 export interface RunFiles {
   dir: string;
@@ -11,25 +13,29 @@ export interface RunFiles {
 
 /** Reads report.json (validated) and trace.jsonl from a report folder. */
 export async function readRunFiles(dir: string): Promise<RunFiles> {
-  let raw: unknown;
+  const report = await readReport(dir);
+  const trace: CallRecord[] = [];
+  const traceFile = join(dir, 'trace.jsonl');
+  let traceText: string | undefined;
   try {
-    raw = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8'));
+    traceText = await readFile(traceFile, 'utf8');
   } catch (e) {
-    throw new CannotTestError(`cannot read ${join(dir, 'report.json')}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    // A folder without a trace (copied without it) merges with the calls it has: none.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new CannotTestError(`cannot read ${traceFile}: ${unreadable(e)}`);
   }
-  const parsed = Report.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new CannotTestError(`${join(dir, 'report.json')} is not a chatprobe report (schemaVersion 1): ${issue.path.join('.') || 'top level'}: ${issue.message}`);
+  const lines = traceText?.split('\n').filter(Boolean) ?? [];
+  for (let i = 0; i < lines.length; i++) {
+    let line: unknown;
+    try {
+      line = JSON.parse(lines[i]!);
+    } catch {
+      throw new CannotTestError(`${traceFile} line ${i + 1} is not JSON (a trace cut short, or not chatprobe's)`);
+    }
+    const record = CallRecord.safeParse(line);
+    if (!record.success) throw new CannotTestError(`${traceFile} line ${i + 1} is not a chatprobe call record: ${schemaProblem(record.error, line)}`);
+    trace.push(record.data);
   }
-  let trace: CallRecord[] = [];
-  try {
-    const text = await readFile(join(dir, 'trace.jsonl'), 'utf8');
-    trace = text.split('\n').filter(Boolean).map((line) => CallRecord.parse(JSON.parse(line)));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new CannotTestError(`cannot read ${join(dir, 'trace.jsonl')}: ${(e as Error).message}`);
-  }
-  return { dir, report: parsed.data, trace };
+  return { dir, report, trace };
 }
 
 /**

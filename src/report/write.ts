@@ -1,5 +1,6 @@
 import { access, appendFile, constants, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
+import { unwritable } from '../words.js';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
@@ -41,7 +42,7 @@ async function unwritableFolder(dir: string): Promise<string | undefined> {
     await unlink(probe);
     return undefined;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    return unwritable(e);
   }
 }
 
@@ -57,7 +58,7 @@ export async function checkOutputs(paths: { out: string; baseline?: string; summ
   try {
     await ensureDir(paths.out);
   } catch (e) {
-    refuse('the reports to', paths.out, (e as NodeJS.ErrnoException).code ?? (e as Error).message, 'pass a writable --out');
+    refuse('the reports to', paths.out, unwritable(e), 'pass a writable --out');
   }
   const outWhy = await unwritableFolder(paths.out);
   if (outWhy) refuse('the reports to', paths.out, outWhy, 'pass a writable folder as --out');
@@ -66,13 +67,13 @@ export async function checkOutputs(paths: { out: string; baseline?: string; summ
     const info = await stat(target).catch(() => undefined);
     if (info?.isDirectory()) refuse('the baseline', target, 'it is a folder', 'pass a file path as --baseline');
     const why = info ? await access(target, constants.W_OK).then(() => undefined, (e: NodeJS.ErrnoException) => e.code ?? e.message) : await unwritableFolder(dirname(resolve(target)));
-    if (why) refuse('the baseline', target, why === 'ENOENT' ? 'its folder does not exist' : why, 'create the folder, or pass another --baseline');
+    if (why) refuse('the baseline', target, unwritable(why), 'create the folder, or pass another --baseline');
   }
   if (paths.summary) {
     try {
       await appendFile(paths.summary, '');
     } catch (e) {
-      refuse('the step summary', paths.summary, (e as NodeJS.ErrnoException).code ?? (e as Error).message, 'check $GITHUB_STEP_SUMMARY');
+      refuse('the step summary', paths.summary, unwritable(e), 'check $GITHUB_STEP_SUMMARY');
     }
   }
 }
