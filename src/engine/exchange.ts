@@ -1,3 +1,4 @@
+import { MAX_JSON_DEPTH, tooDeep } from '../spec/json-depth.js';
 import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
 import { readSse, SseReader, type SseFacts } from '../http/sse.js';
@@ -67,29 +68,8 @@ export interface StreamExchange extends Exchange {
   leftOpen?: boolean;
 }
 
-/** Nesting deeper than this is not parsed (a chat completion is a dozen levels deep). */
-export const MAX_JSON_DEPTH = 128;
-/** Bodies shorter than this cannot nest deep enough to matter, and are not scanned. */
-const DEPTH_CHECKED_CHARS = 16 * 1024;
 /** Characters of a (non-stream) body's text an exchange keeps once it is parsed. */
 export const KEPT_TEXT_CHARS = 64 * 1024;
-
-/** Whether JSON text nests deeper than `max` (brackets inside strings do not count). One pass, no parse. */
-export function jsonDepthOver(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
-      if (++depth > max) return true;
-    } else if (c === 93 || c === 125) depth--;
-  }
-  return false;
-}
 
 /** A string of its own: a slice of a large string would keep the large one alive. */
 const flatCopy = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
@@ -220,7 +200,7 @@ export function toExchange(callId: string, req: HttpRequest, raw: HttpResponse, 
   // A body we cut is no JSON document: parsing 2 MiB of a million choices only to fail costs time and memory.
   if (res.undecodable) parseError = res.undecodable;
   else if (truncated) parseError = 'the body was cut at chatprobe\'s cap';
-  else if (!req.deepJson && text.length > DEPTH_CHECKED_CHARS && jsonDepthOver(text, MAX_JSON_DEPTH)) {
+  else if (!req.deepJson && tooDeep(text)) {
     // A million nested arrays are a hundred megabytes once parsed: such a body is not parsed at all, and
     // that is our limit, never the server's failure.
     truncated = true;
@@ -400,7 +380,12 @@ export function readError(
     const e = json.error;
     return { message: str(e.message), code: str(e.code) ?? str(e.type), param: str(e.param), shape: 'openai' };
   }
-  if (typeof json.error === 'string') return { message: json.error, code: str(json.code), shape: 'error_string' };
+  if (typeof json.error === 'string') {
+    // Node gateways send the reason phrase as `error` and what went wrong as `message`:
+    // {"error": "Internal Server Error", "message": "OpenAI API Error (500): image input is not supported"}.
+    const message = typeof json.message === 'string' && json.message.trim() !== '' ? json.message : json.error;
+    return { message, code: str(json.code), shape: 'error_string' };
+  }
   if ('detail' in json) {
     const d = json.detail;
     const message = typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => (isObject(x) ? str(x.msg) : str(x))).join('; ') : JSON.stringify(d);

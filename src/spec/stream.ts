@@ -1,4 +1,5 @@
 import type { SseEvent } from '../http/sse.js';
+import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import type { Usage } from './usage.js';
 import { readUsage } from './usage.js';
 
@@ -10,6 +11,8 @@ export interface AssembledStream {
   chunkCount: number;
   /** `data:` payloads that were neither JSON nor `[DONE]` (first few, cut short). */
   nonJson: string[];
+  /** Events not parsed because their JSON nests deeper than MAX_JSON_DEPTH: what they held cannot be told. */
+  tooDeep: number;
   done: boolean;
   /** Events that arrived after `[DONE]`. */
   afterDone: number;
@@ -130,6 +133,7 @@ export class StreamAssembler {
     chunks: [],
     chunkCount: 0,
     nonJson: [],
+    tooDeep: 0,
     done: false,
     afterDone: 0,
     chunksBeforeDone: 0,
@@ -157,6 +161,12 @@ export class StreamAssembler {
       return;
     }
     let chunk: unknown;
+    if (tooDeep(data)) {
+      // Not parsed: JSON.parse would overflow the stack. Said as a cut of ours, not as the server's text.
+      out.tooDeep++;
+      if (out.nonJson.length < 5) out.nonJson.push(`[an event of JSON nested deeper than ${MAX_JSON_DEPTH} levels: not parsed by chatprobe]`);
+      return;
+    }
     try {
       chunk = JSON.parse(data);
     } catch {

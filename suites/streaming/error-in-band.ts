@@ -1,5 +1,8 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { conformance, fail } from '../../src/engine/verdicts.js';
+import { conformance, fail, inconclusive } from '../../src/engine/verdicts.js';
+import type { StreamExchange } from '../../src/engine/exchange.js';
+import type { ProbeVerdict } from '../../src/engine/probe.js';
+import { MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
@@ -11,17 +14,23 @@ export default defineProbe({
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },
   async run(ctx) {
-    const x = await plainStream(ctx);
-    const unusable = unusableStream(x, 'a stream that finishes');
-    if (unusable) return unusable;
-    const s = x.assembled!;
-    if (s.errors.length > 0) {
-      return conformance([fail('error_event', `an error inside the stream after 200: ${JSON.stringify(s.errors[0]).slice(0, 200)}`)], '');
-    }
-    const finished = (s.choices.get(0)?.finishReasons.length ?? 0) > 0;
-    if (!finished && !s.done) {
-      return conformance([fail('silent_close', `the stream closed after ${s.chunkCount} chunk(s) with no finish_reason and no [DONE]`)], '');
-    }
-    return conformance([], 'the stream finished without an error event');
+    return judgeErrorInBand(await plainStream(ctx));
   },
 });
+
+/** The judgement, a pure function of the plain stream. */
+export function judgeErrorInBand(x: StreamExchange): ProbeVerdict {
+  const unusable = unusableStream(x, 'a stream that finishes');
+  if (unusable) return unusable;
+  const s = x.assembled!;
+  if (s.errors.length > 0) {
+    return conformance([fail('error_event', `an error inside the stream after 200: ${JSON.stringify(s.errors[0]).slice(0, 200)}`)], '');
+  }
+  // An event too deep to parse may have been an error: nothing tells either way.
+  if (s.tooDeep > 0) return inconclusive(`${s.tooDeep} event(s) of JSON nested deeper than ${MAX_JSON_DEPTH} levels were not parsed: whether one was an error cannot be told`);
+  const finished = (s.choices.get(0)?.finishReasons.length ?? 0) > 0;
+  if (!finished && !s.done) {
+    return conformance([fail('silent_close', `the stream closed after ${s.chunkCount} chunk(s) with no finish_reason and no [DONE]`)], '');
+  }
+  return conformance([], 'the stream finished without an error event');
+}

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { readError } from '../../src/engine/exchange.js';
+import { assembleStream } from '../../src/spec/stream.js';
+import { judgeErrorInBand } from '../../suites/streaming/error-in-band.js';
+import { delta, streamed } from '../helpers/exchanges.js';
+
+const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
+
+describe('a stream event nested 100,000 deep', () => {
+  it('is not parsed (V8 would overflow its stack), and said as a cut of ours', () => {
+    const s = assembleStream([
+      { at: 1, data: JSON.stringify(delta({ content: 'Hi' })) },
+      { at: 2, data: `{"error":{"message":"upstream failed","detail":${DEEP}}}` },
+      { at: 3, data: '[DONE]' },
+    ] as never);
+    expect(s.tooDeep).toBe(1);
+    expect(s.nonJson).toEqual(['[an event of JSON nested deeper than 128 levels: not parsed by chatprobe]']);
+    expect(s.chunkCount).toBe(1);
+  });
+
+  it('makes streaming.error_in_band inconclusive, not a harness error nor a pass', () => {
+    const x = streamed([delta({ role: 'assistant', content: '' }), delta({ content: 'Hi' }), `{"error":{"message":"x","detail":${DEEP}}}`, delta({}, 'stop')]);
+    const v = judgeErrorInBand(x);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('nested deeper than 128 levels');
+    // The same stream with a shallow error event fails, as before.
+    expect(judgeErrorInBand(streamed([delta({ content: 'Hi' }), { error: { message: 'x' } }, delta({}, 'stop')])).verdict).toBe('fail');
+  });
+});
+
+describe('the flat error shape of Node gateways', () => {
+  it('reads `message` beside a string `error` (the HTTP reason phrase) as the message', () => {
+    const body = { error: 'Internal Server Error', message: 'OpenAI API Error (500): image input is not supported by this model' };
+    expect(readError(body, JSON.stringify(body), 'application/json')).toMatchObject({ message: body.message, shape: 'error_string' });
+    // A string `error` alone is still the message.
+    expect(readError({ error: 'model not found' }, '{"error":"model not found"}', 'application/json').message).toBe('model not found');
+  });
+});
