@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readError } from '../../src/engine/exchange.js';
 import { assembleStream } from '../../src/spec/stream.js';
 import { judgeErrorInBand } from '../../suites/streaming/error-in-band.js';
-import { delta, streamed } from '../helpers/exchanges.js';
+import { judgeImage } from '../../suites/support/roles.js';
+import { delta, refused, reply, streamed } from '../helpers/exchanges.js';
 
 const DEEP = '['.repeat(100_000) + ']'.repeat(100_000);
 
@@ -34,5 +35,15 @@ describe('the flat error shape of Node gateways', () => {
     expect(readError(body, JSON.stringify(body), 'application/json')).toMatchObject({ message: body.message, shape: 'error_string' });
     // A string `error` alone is still the message.
     expect(readError({ error: 'model not found' }, '{"error":"model not found"}', 'application/json').message).toBe('model not found');
+  });
+});
+
+describe('a 500 in the flat shape that names the feature', () => {
+  it('makes roles.image rejected (dirty), as the same refusal in the OpenAI envelope does, not an error', () => {
+    const message = 'OpenAI API Error (500): image input is not supported by this model';
+    const flat = refused(500, message, { body: { error: 'Internal Server Error', message }, firstTry: { status: 500 } });
+    const v = judgeImage(flat, undefined, 'red', reply('a plain answer'));
+    expect(v.verdict).toBe('rejected');
+    expect(v.findings?.map((f) => f.code)).toContain('server_error_for_client_error');
   });
 });
