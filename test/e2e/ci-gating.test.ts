@@ -1,8 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { closeSync, constants, openSync, watch } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseJunit } from '../helpers/junit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +6,8 @@ import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { CallRecord, Report } from '../../src/report/model.js';
 import { interruptCli, runCli } from '../helpers/cli.js';
+import { blockedMerge } from '../helpers/blocked-merge.js';
+import { stubServer } from '../helpers/stub-server.js';
 import { holdingServer } from '../helpers/holding.js';
 import { tempDir } from '../helpers/tmp.js';
 import { parseReport } from '../helpers/report-schema.js';
@@ -224,34 +222,8 @@ describe('shards and merge', () => {
   it('Ctrl-C during a merge drops it whole: the output folder as it was, no temporary file, exit 130', async () => {
     const dir = await tempDir();
     for (const i of [1, 2]) await runCli(['--base-url', server.url, '--out', join(dir, `s${i}`), '--shard', `${i}/2`, '--probes', 'chat.basic'], env);
-    // Shard 2's record is a named pipe no one writes: the merge waits on it with its own record half made.
-    await rm(join(dir, 's2', 'exchanges.har'));
-    execFileSync('mkfifo', [join(dir, 's2', 'exchanges.har')]);
-    const out = join(dir, 'merged');
-    await mkdir(out);
-    await writeFile(join(out, 'report.json'), 'the last merge');
-    const making = new Promise<void>((resolve) => {
-      const watcher = watch(out, (_event, name) => {
-        if (name?.endsWith('.tmp')) {
-          watcher.close();
-          resolve();
-        }
-      });
-    });
-    // Once the merge has said it is interrupted, the pipe gets a writer and ends: a thread of Node's pool
-    // blocked opening it would otherwise hold the process at its exit (Node joins that pool on exit).
-    const fifo = join(dir, 's2', 'exchanges.har');
-    let freed = false;
-    const free = (said: string) => {
-      if (freed || !said.includes('merge interrupted')) return;
-      freed = true;
-      try {
-        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-      } catch {
-        // ENXIO: no reader is waiting on the pipe, so nothing holds the exit.
-      }
-    };
-    const run = await interruptCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', out], {}, making, free);
+    const { args, out, making, free } = await blockedMerge(dir);
+    const run = await interruptCli(args, {}, making, free);
     expect(run.code, run.stderr).toBe(130);
     expect(run.stderr).toContain('merge interrupted: nothing written; the folders are as they were');
     expect(await readdir(out)).toEqual(['report.json']);
@@ -306,28 +278,12 @@ describe('interruption', () => {
 });
 
 /** Lists m1…m6; m1 answers every chat request, the others are held unanswered: a run that must stop at its deadline. */
-async function oneAnswering(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/models') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'].map((id) => ({ id, object: 'model' })) }));
-      } else if (req.url === '/v1/chat/completions' && (JSON.parse(body) as { model?: string }).model === 'm1') {
-        const message = { role: 'assistant', content: 'ok' };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
-      } else if (req.url !== '/v1/chat/completions') res.writeHead(404).end();
-    });
+const oneAnswering = () =>
+  stubServer(['m1', 'm2', 'm3', 'm4', 'm5', 'm6'], (body, res) => {
+    if ((JSON.parse(body) as { model?: string }).model !== 'm1') return;
+    const message = { role: 'assistant', content: 'ok' };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', created: 1, model: 'm1', choices: [{ index: 0, message, finish_reason: 'stop' }] }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
 
 describe('--max-duration: one count of what was not run', () => {
   it('says the same number on stderr, on the console, in report.json and in the step summary', async () => {

@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, signalCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { parseReport } from '../helpers/report-schema.js';
-import { signalCli } from '../helpers/signals.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /** What a CI user meets on the way: the demo, a Ctrl-C, yesterday's reports, a disk that refuses a file, doctor --json. */

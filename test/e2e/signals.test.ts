@@ -1,15 +1,13 @@
-import { execFileSync } from 'node:child_process';
-import { closeSync, constants, openSync, watch } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../src/passthrough/upstream.js';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, signalCli } from '../helpers/cli.js';
+import { blockedMerge } from '../helpers/blocked-merge.js';
 import { holdingServer } from '../helpers/holding.js';
 import { parseReport } from '../helpers/report-schema.js';
-import { signalCli } from '../helpers/signals.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
@@ -84,33 +82,8 @@ describe('stop signals', () => {
     } finally {
       await referenceServer.close();
     }
-    // Shard 2's record is a named pipe no one writes: the merge waits on it with its own record half made.
-    await rm(join(dir, 's2', 'exchanges.har'));
-    execFileSync('mkfifo', [join(dir, 's2', 'exchanges.har')]);
-    const out = join(dir, 'merged');
-    await mkdir(out);
-    await writeFile(join(out, 'report.json'), 'the last merge');
-    const making = new Promise<void>((resolve) => {
-      const watcher = watch(out, (_event, name) => {
-        if (name?.endsWith('.tmp')) {
-          watcher.close();
-          resolve();
-        }
-      });
-    });
-    // Once the merge has said it is stopped, the pipe gets a writer and ends: a thread of Node's pool
-    // blocked opening it would otherwise hold the process at its exit.
-    let freed = false;
-    const free = (said: string) => {
-      if (freed || !said.includes('merge interrupted')) return;
-      freed = true;
-      try {
-        closeSync(openSync(join(dir, 's2', 'exchanges.har'), constants.O_WRONLY | constants.O_NONBLOCK));
-      } catch {
-        // ENXIO: no reader is waiting on the pipe, so nothing holds the exit.
-      }
-    };
-    const done = await signalCli(['merge', join(dir, 's1'), join(dir, 's2'), '--out', out], {}, making, 'SIGHUP', { onStderr: free });
+    const { args, out, making, free } = await blockedMerge(dir);
+    const done = await signalCli(args, {}, making, 'SIGHUP', { onStderr: free });
     expect(done.code, done.stderr).toBe(130);
     expect(done.stderr).toContain('merge interrupted: nothing written; the folders are as they were');
     expect(await readdir(out)).toEqual(['report.json']);

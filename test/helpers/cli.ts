@@ -40,35 +40,57 @@ export function runCommand(file: string, args: string[], env: Record<string, str
   });
 }
 
+export interface SignalRun extends CliRun {
+  /** The signal the process itself died of, if it did not exit (Node's default for an unhandled signal). */
+  killedBy: NodeJS.Signals | null;
+}
+
 /**
- * Runs the built CLI and sends it SIGINT once `until` resolves, or once its stderr matches it;
- * resolves with its exit code and what it printed.
+ * Runs the CLI and sends it `signal` once `until` resolves, or once its output (stdout, then stderr)
+ * matches it; `again`: a second time once stderr matches that; `onStderr`: stderr so far, as it grows.
+ * Resolves with its exit and output.
  */
-export function interruptCli(args: string[], env: Record<string, string>, until: Promise<void> | RegExp, onStderr?: (stderr: string) => void): Promise<CliRun> {
+export function signalCli(
+  args: string[],
+  env: Record<string, string>,
+  until: Promise<void> | RegExp,
+  signal: NodeJS.Signals,
+  options: { again?: RegExp; cwd?: string; onStderr?: (stderr: string) => void } = {},
+): Promise<SignalRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(...cliCommand(args), {
-      cwd: ROOT,
+      cwd: options.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    let sent = false;
-    const interrupt = () => {
-      if (sent) return;
-      sent = true;
-      child.kill('SIGINT');
+    let sent = 0;
+    const check = () => {
+      if (sent === 0 && until instanceof RegExp && until.test(stdout + stderr)) send();
+      if (sent === 1 && options.again?.test(stderr)) send();
     };
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const send = () => {
+      sent++;
+      child.kill(signal);
+    };
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      check();
+    });
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
-      if (until instanceof RegExp && until.test(stderr)) interrupt();
-      onStderr?.(stderr);
+      check();
+      options.onStderr?.(stderr);
     });
-    if (!(until instanceof RegExp)) void until.then(interrupt);
+    if (!(until instanceof RegExp)) void until.then(() => sent === 0 && send());
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, killedBy) => resolve({ code, killedBy, stdout, stderr }));
   });
 }
+
+/** Runs the built CLI and sends it SIGINT (Ctrl-C) once `until` resolves or its output matches it. */
+export const interruptCli = (args: string[], env: Record<string, string>, until: Promise<void> | RegExp, onStderr?: (stderr: string) => void): Promise<CliRun> =>
+  signalCli(args, env, until, 'SIGINT', onStderr ? { onStderr } : {});
 
 export { ROOT };

@@ -1,5 +1,5 @@
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { stubServer } from '../helpers/stub-server.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { defineProbe, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
@@ -12,26 +12,8 @@ const answer = (res: ServerResponse) =>
 const rateLimited = (res: ServerResponse) =>
   res.writeHead(429, { ...JSON_TYPE, 'retry-after': '20' }).end(JSON.stringify({ error: { message: 'rate limit exceeded', type: 'rate_limit_error' } }));
 
-/** A server of one model, m1, on 127.0.0.1: GET /models lists it, `chat` answers each chat request (given its body). */
-async function oneModel(chat: (body: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d: Buffer) => (body += d.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/models') res.writeHead(200, JSON_TYPE).end(JSON.stringify({ object: 'list', data: [{ id: 'm1', object: 'model' }] }));
-      else if (req.url === '/v1/chat/completions') chat(body, res);
-      else res.writeHead(404).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    },
-  };
-}
+/** A server of one model, m1, on 127.0.0.1: `chat` answers each chat request (given its body). */
+const oneModel = (chat: (body: string, res: ServerResponse) => void) => stubServer(['m1'], chat);
 
 /**
  * Ctrl-C (or --max-duration) stops a run while cells are still going. A cell its stop cut short is "not
