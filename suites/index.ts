@@ -63,6 +63,7 @@ import streamingRoleFirst from './streaming/role-first.js';
 import streamingUnrequestedUsage from './streaming/unrequested-usage.js';
 import streamingUsage from './streaming/usage.js';
 import streamingToolCalls from './streaming/tool-calls.js';
+import streamingIntegrity from './streaming/integrity.js';
 import reasoningField from './reasoning/field.js';
 import reasoningStream from './reasoning/stream.js';
 import reasoningUsage from './reasoning/usage.js';
@@ -106,6 +107,7 @@ export const PROBES: readonly ProbeDefinition[] = [
   streamingErrorInBand,
   streamingBuffered,
   streamingToolCalls,
+  streamingIntegrity,
   parametersMaxTokens,
   parametersMaxCompletionTokens,
   parametersTemperature,

@@ -1,4 +1,4 @@
-import type { ServerSettings } from './profile.js';
+import type { Rejection, ServerSettings } from './profile.js';
 
 /** What the reference server sends back: status, headers and the body text. */
 export interface Reply {
@@ -14,6 +14,14 @@ const json = (status: number, body: unknown): Reply => ({ status, headers: { 'co
 export function openaiError(status: number, message: string, type: string, code: string | null, param: string | null = null): Reply {
   return json(status, { error: { message, type, param, code } });
 }
+
+/** A feature refused as the profile says: in the OpenAI envelope, or flat as Node gateways relay it. */
+export function rejection(r: Rejection, param: string | null): Reply {
+  if (r.shape === 'flat') return json(r.status, { error: STATUS_TEXT[r.status] ?? 'Error', message: r.message });
+  return openaiError(r.status, r.message, r.type, r.code, param);
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 422: 'Unprocessable Entity', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 
 /**
  * An invalid request refused in the style of the server the profile imitates. The wordings and statuses

@@ -20,4 +20,5 @@ export const PROFILE_NAMES = [
   'reasoning',
   'billing',
   'wrong-base-url',
+  'rebuilding-gateway',
 ] as const;

@@ -15,6 +15,8 @@ export const Rejection = z.object({
   message: z.string(),
   code: z.string().nullable().default('unsupported_parameter'),
   type: z.string().default('invalid_request_error'),
+  /** `openai`: the error envelope; `flat`: a Node gateway's `{"error": "<reason phrase>", "message": "…"}`. */
+  shape: z.enum(['openai', 'flat']).default('openai'),
 });
 export type Rejection = z.infer<typeof Rejection>;
 
@@ -38,8 +40,10 @@ export const StreamQuirks = z.object({
   /** Send no finish_reason at all. */
   noFinish: z.boolean().default(false),
   /** `requested`: a final `choices: []` chunk when include_usage asks; `always`: even unasked;
-   *  `every`: cumulative usage in every chunk; `last-content`: inside the last content chunk; `never`. */
-  usage: z.enum(['requested', 'always', 'every', 'last-content', 'never']).default('requested'),
+   *  `every`: cumulative usage in every chunk; `last-content`: inside the last content chunk; `in-repeat`
+   *  (a racing gateway): when asked, inside a chunk that repeats the last content piece with finish "stop",
+   *  and zero usage on every other chunk; `never`. */
+  usage: z.enum(['requested', 'always', 'every', 'last-content', 'in-repeat', 'never']).default('requested'),
   lineEnding: z.enum(['lf', 'crlf']).default('lf'),
   /** `data:{…}` without the space. */
   noSpace: z.boolean().default(false),
@@ -53,6 +57,13 @@ export const StreamQuirks = z.object({
   bufferMs: z.number().min(0).max(10_000).default(0),
   /** After this many content chunks: `data: {"error":…}`, then the stream ends. */
   errorAfter: z.number().int().min(0).optional(),
+  /** The error event of errorAfter carries a value nested this deep (a gateway relaying a hostile upstream). */
+  errorDepth: z.number().int().min(0).max(1_000_000).default(0),
+  /** A gateway whose chunk handlers race: `repeat` sends every fifth content piece twice; `swap` sends
+   *  pieces 5 and 6 in each other's place. */
+  race: z.enum(['none', 'repeat', 'swap']).default('none'),
+  /** The finish chunk is sent twice. */
+  finishTwice: z.boolean().default(false),
   /** After this many content chunks the stream ends: no finish_reason, no [DONE]. */
   closeAfter: z.number().int().min(0).optional(),
   /** After this many content chunks nothing more is sent, and the connection stays open. */
@@ -64,8 +75,8 @@ export const StreamQuirks = z.object({
    *  `one-chunk`: each call whole in one fragment (fine); `no-index`: fragments without an index;
    *  `index-zero`: every call at index 0; `empty-id`: id ""; `split-name`: the name in two fragments;
    *  `bad-args`: the last piece of the arguments lost; `dropped`: no fragment at all, finish "tool_calls"
-   *  kept (a gateway that forwards only content). */
-  toolCalls: z.enum(['openai', 'one-chunk', 'no-index', 'index-zero', 'empty-id', 'split-name', 'bad-args', 'dropped']).default('openai'),
+   *  kept (a gateway that forwards only content); `repeat-args`: the second piece of the arguments sent twice. */
+  toolCalls: z.enum(['openai', 'one-chunk', 'no-index', 'index-zero', 'empty-id', 'split-name', 'bad-args', 'dropped', 'repeat-args']).default('openai'),
 });
 export type StreamQuirks = z.infer<typeof StreamQuirks>;
 

@@ -17,6 +17,7 @@ import streamTools from '../../fixtures/profiles/stream-tools.json' with { type:
 import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'json' };
 import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
+import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
 import { Profile } from './profile.js';
 import { PROFILE_NAMES } from './profile-names.js';
 
@@ -39,6 +40,7 @@ const BUNDLED: Record<string, unknown> = {
   reasoning: reasoning,
   billing: billing,
   'wrong-base-url': wrongBaseUrl,
+  'rebuilding-gateway': rebuildingGateway,
 };
 
 export { PROFILE_NAMES };

@@ -63,6 +63,7 @@ function toolFragments(how: StreamQuirks['toolCalls'], i: number, call: ToolCall
   const pieces: string[] = [];
   for (let at = 0; at < args.length; at += 8) pieces.push(args.slice(at, at + 8));
   if (how === 'bad-args') pieces.pop();
+  if (how === 'repeat-args' && pieces.length > 1) pieces.splice(1, 0, pieces[1]!);
   return [...first, ...pieces.map((p) => ({ ...index, function: { arguments: p } }))];
 }
 
@@ -74,11 +75,14 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
   const s: StreamQuirks = a.model.quirks.stream;
   const steps: StreamStep[] = [];
   const usageWanted = s.usage === 'always' || (s.usage === 'requested' && includeUsage);
+  // A racing gateway: the usage comes inside a copy of the last content chunk, zero usage on every other.
+  const inRepeat = s.usage === 'in-repeat' && includeUsage;
+  const zero = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
   const base = () => ({ id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), system_fingerprint: null });
   const chunk = (index: number, delta: Record<string, unknown>, finish: string | null | undefined, extra: Record<string, unknown> = {}) => {
     const choice: Record<string, unknown> = { index, delta, logprobs: null };
     if (finish !== undefined) choice.finish_reason = finish;
-    return { ...base(), choices: [choice], ...(usageWanted && s.usage === 'requested' ? { usage: null } : {}), ...extra };
+    return { ...base(), choices: [choice], ...(usageWanted && s.usage === 'requested' ? { usage: null } : {}), ...(inRepeat ? { usage: zero } : {}), ...extra };
   };
   const intermediate = s.intermediateFinish === 'null' ? null : s.intermediateFinish === 'empty' ? '' : undefined;
   const contentKey = a.model.quirks.emptyContent ? 'reasoning_content' : 'content';
@@ -107,9 +111,11 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
     for (const [i, call] of c.toolCalls.entries()) {
       for (const fragment of toolFragments(s.toolCalls, i, call)) push(chunk(index, { ...roleFor(), tool_calls: [fragment] }, intermediate));
     }
+    let last: Record<string, unknown> | undefined;
     for (const [i, t] of c.tokens.entries()) {
       if (s.errorAfter !== undefined && i === s.errorAfter) {
-        steps.push({ data: JSON.stringify({ error: { message: 'upstream connection reset', type: 'server_error', code: 'upstream_error' } }) });
+        const error = { message: 'upstream connection reset', type: 'server_error', code: 'upstream_error' };
+        steps.push({ data: s.errorDepth > 0 ? `{"error":${'['.repeat(s.errorDepth)}${']'.repeat(s.errorDepth)}}` : JSON.stringify({ error }) });
         steps.push({ close: true });
         return steps;
       }
@@ -127,9 +133,25 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
       if (s.usage === 'last-content' && i === c.tokens.length - 1 && includeUsage) extra.usage = a.usage;
       const body = chunk(index, { ...roleFor(), [contentKey]: t }, intermediate, extra);
       if (c.logprobs?.[i]) (body.choices[0] as Record<string, unknown>).logprobs = { content: [c.logprobs[i]] };
+      if (s.race === 'swap' && i === 4 && i + 1 < c.tokens.length) {
+        // Held back: it goes out after the piece that should follow it.
+        last = body;
+        continue;
+      }
       push(body);
+      if (s.race === 'swap' && i === 5 && last) push(last);
+      if (s.race === 'repeat' && i % 5 === 2) push(body);
+      last = body;
     }
-    if (!s.noFinish) push(chunk(index, { ...roleFor() }, finishOf(a, c), s.usage === 'every' ? { usage: a.usage } : {}));
+    if (inRepeat && last) {
+      // The usage in a copy of the last piece, ended "stop"; the finish chunk after it carries zero usage.
+      const copy = structuredClone(last) as { choices: Record<string, unknown>[] };
+      copy.choices[0]!.finish_reason = finishOf(a, c);
+      push({ ...copy, usage: a.usage });
+    }
+    const finish = chunk(index, { ...roleFor() }, finishOf(a, c), s.usage === 'every' ? { usage: a.usage } : {});
+    if (!s.noFinish) push(finish);
+    if (!s.noFinish && s.finishTwice) push(finish);
   }
   if (usageWanted) push({ ...base(), choices: [], usage: a.usage });
   if (s.done) steps.push({ data: '[DONE]' });

@@ -1,5 +1,5 @@
 import { colourName, firstPixel } from '../media/png.js';
-import { openaiError, type Reply } from './errors.js';
+import { rejection, type Reply } from './errors.js';
 import type { Behaviour, ProfileModel } from './profile.js';
 
 export interface Message {
@@ -44,7 +44,7 @@ export function applyRoles(model: ProfileModel, messages: readonly Message[]): {
   for (let i = 0; i < messages.length; i++) {
     for (const [key, param] of featuresOf(messages, i)) {
       const b = behaviour(key);
-      if (typeof b === 'object' && 'reject' in b) return { refusal: openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, param) };
+      if (typeof b === 'object' && 'reject' in b) return { refusal: rejection(b.reject, param) };
       if (typeof b === 'object') return { refusal: { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: { message: b.error200, type: 'upstream_error' } }) } };
     }
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openaiError, refuse, type Refusal, type Reply } from './errors.js';
+import { openaiError, refuse, rejection, type Refusal, type Reply } from './errors.js';
 import type { Behaviour, Profile, ProfileModel } from './profile.js';
 import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
@@ -293,7 +293,7 @@ async function answerChat(c: Call): Promise<Reply | undefined> {
     const b: Behaviour = model.features[key] ?? 'honour';
     if (typeof b === 'object' && 'reject' in b) {
       const allowed = b.reject.allow?.some((v) => JSON.stringify(v) === JSON.stringify(body[key]));
-      if (!allowed) return openaiError(b.reject.status, b.reject.message, b.reject.type, b.reject.code, key);
+      if (!allowed) return rejection(b.reject, key);
       honoured.add(key);
     } else if (typeof b === 'object') {
       return json(200, { error: { message: b.error200, type: 'upstream_error', code: 'bad_response' } });

@@ -1,5 +1,5 @@
 import type { SseEvent } from '../http/sse.js';
-import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
+import { tooDeep } from './json-depth.js';
 import type { Usage } from './usage.js';
 import { readUsage } from './usage.js';
 
@@ -61,6 +61,8 @@ export interface StreamedToolCall {
   /** How many fragments carried a piece of the name (OpenAI sends it whole, once). */
   nameFragments: number;
   arguments: string;
+  /** The arguments' fragments as they came, the first MAX_KEPT_PIECES (a repeated one shows here). */
+  argumentPieces: string[];
   fragments: number;
   /** It shares its index with the call before it: a new id or name came on an index already in use. */
   sharedIndex: boolean;
@@ -69,6 +71,7 @@ export interface StreamedToolCall {
 /** Tool calls rebuilt per choice, and the arguments kept per call: bounded whatever the server sends. */
 const MAX_TOOL_CALLS = 32;
 const MAX_ARGUMENTS = 64 * 1024;
+const MAX_KEPT_PIECES = 256;
 
 /**
  * Adds one delta's tool-call fragments to a choice, as OpenAI's SDKs accumulate them: by `index`. A
@@ -91,7 +94,7 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
     const created = !call || Boolean(another) || (index === undefined && hasId);
     if (!call || created) {
       if (slot.toolCalls.length >= MAX_TOOL_CALLS) continue;
-      call = { index, id: f.id, type: f.type, name: '', nameFragments: 0, arguments: '', fragments: 0, sharedIndex: Boolean(another) };
+      call = { index, id: f.id, type: f.type, name: '', nameFragments: 0, arguments: '', argumentPieces: [], fragments: 0, sharedIndex: Boolean(another) };
       slot.toolCalls.push(call);
     }
     call.fragments++;
@@ -99,7 +102,11 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
       call.name += fn.name as string;
       call.nameFragments++;
     }
-    if (typeof fn.arguments === 'string' && call.arguments.length < MAX_ARGUMENTS) call.arguments += fn.arguments.slice(0, MAX_ARGUMENTS - call.arguments.length);
+    if (typeof fn.arguments === 'string' && call.arguments.length < MAX_ARGUMENTS) {
+      const piece = fn.arguments.slice(0, MAX_ARGUMENTS - call.arguments.length);
+      call.arguments += piece;
+      if (piece !== '' && call.argumentPieces.length < MAX_KEPT_PIECES) call.argumentPieces.push(piece);
+    }
   }
 }
 
@@ -164,7 +171,6 @@ export class StreamAssembler {
     if (tooDeep(data)) {
       // Not parsed: JSON.parse would overflow the stack. Said as a cut of ours, not as the server's text.
       out.tooDeep++;
-      if (out.nonJson.length < 5) out.nonJson.push(`[an event of JSON nested deeper than ${MAX_JSON_DEPTH} levels: not parsed by chatprobe]`);
       return;
     }
     try {

@@ -1,6 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
+import { MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 
@@ -31,6 +32,11 @@ export default defineProbe({
     if (facts.crlf) findings.push(note('crlf', 'CRLF line endings'));
     if (facts.bareCr) findings.push(note('bare_cr', 'bare CR line endings'));
     if (facts.dataWithoutSpace) findings.push(note('data_no_space', '"data:" without a space'));
-    return conformance(findings, `${x.sse!.eventCount} well-framed events`);
+    const v = conformance(findings, `${x.sse!.eventCount} well-framed events`);
+    // Not parsed is our limit: what such an event holds, JSON or not, cannot be told.
+    if (s.tooDeep > 0 && v.verdict !== 'fail') {
+      return { ...v, verdict: 'inconclusive', observed: `${s.tooDeep} event(s) nested deeper than ${MAX_JSON_DEPTH} levels were not parsed (chatprobe's own limit): whether their data is JSON cannot be told` };
+    }
+    return v;
   },
 });

@@ -18,6 +18,19 @@ function parses(text: string): boolean {
   }
 }
 
+/**
+ * The argument fragments (positions) that repeat the fragment before them, when the arguments parse as
+ * JSON without them and not with them; else undefined. A racing gateway sends a fragment twice: the
+ * arguments then break, and removing the copies gives back the call.
+ */
+function repeatedFragments(c: StreamedToolCall): number[] | undefined {
+  const pieces = c.argumentPieces;
+  if (pieces.join('') !== c.arguments) return undefined;
+  const repeats = pieces.flatMap((p, i) => (i > 0 && p === pieces[i - 1] ? [i] : []));
+  if (repeats.length === 0) return undefined;
+  return parses(pieces.filter((_, i) => !repeats.includes(i)).join('')) ? repeats : undefined;
+}
+
 /** What is wrong with one rebuilt call, as a client that accumulates fragments by index sees it. */
 function callFindings(c: StreamedToolCall, n: number, cutByLimit: boolean): Finding[] {
   const at = `call ${n + 1} (index ${c.index ?? 'missing'})`;
@@ -28,8 +41,12 @@ function callFindings(c: StreamedToolCall, n: number, cutByLimit: boolean): Find
   if (c.name === '') out.push(fail('no_name', `${at}: no fragment names the function`));
   else if (c.nameFragments > 1) out.push(warn('name_split', `${at}: the name ${JSON.stringify(c.name)} came in ${c.nameFragments} fragments (OpenAI sends it whole in the first; a client that takes the first fragment's name gets a piece of it)`));
   if (!parses(c.arguments)) {
-    // Cut by the output limit chatprobe sent: the rest of the arguments may simply not have come yet.
-    if (!cutByLimit) out.push(fail('arguments_not_json', `${at}: the joined arguments do not parse as JSON: ${JSON.stringify(c.arguments.slice(0, 80))}`));
+    const repeats = repeatedFragments(c);
+    if (repeats) {
+      const which = repeats.map((i) => `fragment ${i + 1} ${JSON.stringify(c.argumentPieces[i]!.slice(0, 40))}`).join(', ');
+      out.push(fail('repeated_fragment', `${at}: the joined arguments parse as JSON only without ${which}, each a copy of the fragment before it: they came twice`));
+      // Cut by the output limit chatprobe sent: the rest of the arguments may simply not have come yet.
+    } else if (!cutByLimit) out.push(fail('arguments_not_json', `${at}: the joined arguments do not parse as JSON: ${JSON.stringify(c.arguments.slice(0, 80))}`));
   }
   return out;
 }

@@ -37,6 +37,16 @@ describe('streaming.tool_calls', () => {
     expect(codes(v)).toContain(code);
   });
 
+  it('names argument fragments that came twice (a racing gateway), and not a legitimate repeat inside valid arguments', () => {
+    const twice = judgeStreamedToolCalls(streamed([start, ...call(0, 'call_a', {}, ['{"ci', 'ty": "Pa', 'ty": "Pa', 'ris"}']), end()]), plainTwo);
+    expect(codes(twice)).toEqual(['repeated_fragment']);
+    expect(twice.observed).toContain(`parse as JSON only without fragment 3 ${JSON.stringify('ty": "Pa')}`);
+    const legit = judgeStreamedToolCalls(streamed([start, ...call(0, 'call_a', {}, ['{"city": "Pa', 'ris', '"}']), end()]), plainTwo);
+    expect(legit.verdict).toBe('pass');
+    const lost = judgeStreamedToolCalls(streamed([start, ...call(0, 'call_a', {}, ['{"ci', 'ci', 'ty": "Par']), end()]), plainTwo);
+    expect(codes(lost)).toEqual(['arguments_not_json']);
+  });
+
   it('rebuilds two calls at index 0 as two calls, not one merged call', () => {
     const v = judgeStreamedToolCalls(streamed([start, ...call(0, 'call_a'), ...call(0, 'call_b'), end()]), plainTwo);
     expect(v.findings!.find((f) => f.code === 'calls')!.message).toContain('streamed: get_weather, get_weather');
