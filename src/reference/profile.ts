@@ -130,6 +130,9 @@ export const Quirks = z.object({
   usageTotalOff: z.number().int().default(0),
   /** prompt_tokens reported whatever the prompt: fake usage. */
   fixedPromptTokens: z.number().int().optional(),
+  /** completion_tokens reported this many times over in every answer, streamed or not, and billed so: a
+   *  relay that over-counts (issue 31: 3×, 15 reported for a 5-token cut). */
+  usageInflate: z.number().min(1).optional(),
   /** The `model` the answer names, instead of the one requested ("" for empty). */
   echoModel: z.string().optional(),
   /** Leave out what only the strict tier requires: message.refusal, choices[].logprobs. */

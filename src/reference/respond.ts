@@ -129,7 +129,10 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
       }
       completion++;
       const extra: Record<string, unknown> = {};
-      if (s.usage === 'every') extra.usage = { ...a.usage, completion_tokens: completion, total_tokens: a.usage.prompt_tokens + completion };
+      if (s.usage === 'every') {
+        const counted = Math.round(completion * (a.model.quirks.usageInflate ?? 1));
+        extra.usage = { ...a.usage, completion_tokens: counted, total_tokens: a.usage.prompt_tokens + counted };
+      }
       if (s.usage === 'last-content' && i === c.tokens.length - 1 && includeUsage) extra.usage = a.usage;
       const body = chunk(index, { ...roleFor(), [contentKey]: t }, intermediate, extra);
       if (c.logprobs?.[i]) (body.choices[0] as Record<string, unknown>).logprobs = { content: [c.logprobs[i]] };

@@ -327,7 +327,9 @@ async function answerChat(c: Call): Promise<Reply | undefined> {
   // Tool definitions are part of the prompt the template renders, when they reach the model.
   const toolTokens = honoured.has('tools') && Array.isArray(body.tools) ? tokenize(JSON.stringify(body.tools)).length : 0;
   const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages) + toolTokens;
-  const completionTokens = choices.reduce((n, ch) => n + ch.tokens.length + ch.reasoningTokens + (ch.toolCalls.length > 0 ? 12 : 0), 0);
+  const generated = choices.reduce((n, ch) => n + ch.tokens.length + ch.reasoningTokens + (ch.toolCalls.length > 0 ? 12 : 0), 0);
+  // A relay that over-counts reports, and bills, more than the model made.
+  const completionTokens = Math.round(generated * (q.usageInflate ?? 1));
   const usage: Answer['usage'] = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens + q.usageTotalOff };
   if (q.reasoning && q.reasoning.usage !== 'none') {
     const thought = choices.reduce((n, ch) => n + ch.reasoningTokens, 0);

@@ -1,6 +1,7 @@
 import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
-import { conformance, describeFailure, errored, fail, inconclusive, note } from '../../src/engine/verdicts.js';
+import { conformance, describeFailure, errored, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
+import type { Finding } from '../../src/report/model.js';
 import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import type { Meter } from '../../src/billing/meter.js';
 import { countingPrompt } from './prompts.js';
@@ -235,6 +236,19 @@ export function judgeStreamBilling(set: MeteredSet): ProbeVerdict {
   return conformance([note('deductions', seen)], `billed ${fmt(stream.deducted)} ${unit} streamed and ${fmt(plain.deducted)} ${unit} unstreamed, as their usage (${s.prompt}+${s.completion} and ${p.prompt}+${p.completion} tokens) allows`);
 }
 
+/**
+ * Calls whose usage reports more completion tokens than their limit allows. The deductions may follow that
+ * usage exactly (what billing.usage weighs them against), yet the client is billed past the limit it set:
+ * usage that over-counts (a relay inflating every count: parameters.max_tokens weighs the count against the
+ * text) or a limit not kept. A warning either way; which of the two it is, the length probes tell.
+ */
+function overLimit(set: MeteredSet): Finding[] {
+  const over = set.calls.filter((c) => c.label !== 'failed' && c.x.ok && c.x.usage && c.x.usage.completionTokens > c.limit);
+  if (over.length === 0) return [];
+  const listed = over.map((c) => `${c.label}: ${c.x.usage!.completionTokens} under a limit of ${c.limit}`).join('; ');
+  return [warn('usage_over_limit', `usage reports more completion tokens than the limit allows (${listed}), and the deductions follow it: billed past the limit asked for, by usage that over-counts (see parameters.max_tokens) or a limit not kept`)];
+}
+
 /** billing.usage: deductions follow the reported usage, not the limit asked for. */
 export function judgeFollowsUsage(set: MeteredSet): ProbeVerdict {
   const no = unmeasured(set, ['short']);
@@ -255,7 +269,7 @@ export function judgeFollowsUsage(set: MeteredSet): ProbeVerdict {
   if (short.deducted < lo * plain.deducted - tol) return conformance([fail('billed_below_usage', `a call was billed less than its usage requires: ${seen}`)], '');
   // Billing by the limit and by usage agree when the call used most of its limit: that cannot be told apart.
   if (s.completion >= short.limit / 2) return inconclusive(`the short call used ${s.completion} of its ${short.limit} tokens, so billing by the limit cannot be told from billing by usage: ${seen}`);
-  const findings = [note('deductions', seen)];
+  const findings: Finding[] = [...overLimit(set), note('deductions', seen)];
   if (Math.abs(short.deducted - plain.deducted) <= tol && Math.abs(s.completion - p.completion) + Math.abs(s.prompt - p.prompt) > 4) {
     findings.push(note('per_call', `the same deduction for ${p.prompt}+${p.completion} and ${s.prompt}+${s.completion} tokens: billed per call, not per token`));
   }

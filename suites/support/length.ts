@@ -56,6 +56,57 @@ function reasoningTokens(x: Exchange): number {
   return details && typeof details.reasoning_tokens === 'number' ? details.reasoning_tokens : 0;
 }
 
+/** What an answer's usage says beside the text it shows: tokens reported for that text, its pieces, and their ratio. */
+export interface UsageRatio {
+  reported: number;
+  pieces: number;
+  ratio: number;
+}
+
+/**
+ * The completion tokens an answer reports per piece of the text it shows. Reasoning is part of the
+ * completion and not inflation: reasoning_tokens, where reported, are taken off (the reasoning may be
+ * hidden, as OpenAI's o-series keeps it); where they are not, the reasoning text counts as text (a
+ * reasoning_content beside a plain count, as llama.cpp and DeepSeek send). Undefined without usage or text.
+ */
+export function usageRatio(x: Exchange): UsageRatio | undefined {
+  const completion = x.usage?.completionTokens;
+  const choice = readChoices(x.json)[0];
+  if (completion === undefined || !choice) return undefined;
+  const thought = reasoningTokens(x);
+  const shown = `${choice.content ?? ''}${thought > 0 ? '' : ` ${choice.reasoning ?? ''}`}`;
+  const reported = completion - thought;
+  const n = pieces(shown);
+  if (n === 0 || reported < 0) return undefined;
+  return { reported, pieces: n, ratio: reported / n };
+}
+
+/**
+ * The ratio of completion tokens to text pieces past which a count is inflated rather than a tokenizer's.
+ * No tokenizer spends 2.5 tokens a piece on counting text: Llama 2's, which splits numbers into digits and
+ * spaces into tokens of their own, comes to about 1.8; tiktoken's about 1. A gateway over-reporting 2×
+ * stays under it and is read as a recount (finding `usage_count`, rule below).
+ */
+export const INFLATED_RATIO = 2.5;
+/** How far the capped answer's ratio may stray from the uncapped one's and still be the same: a cut of
+ *  about five pieces is off by one piece either way, 20%, and a tokenizer's cost per piece varies a little. */
+const SAME_RATIO = 1.5;
+/** The fewest pieces an uncapped answer needs for its ratio to be the endpoint's, not rounding. */
+const RATIO_PIECES = 12;
+
+/**
+ * Usage inflated by the endpoint: the uncapped answer reports INFLATED_RATIO or more completion tokens per
+ * piece of its text, and the capped answer the same ratio (the control: one answer's odd count is not the
+ * endpoint's habit, and a count that matches its text in one answer only says something about that answer).
+ */
+export function inflatedUsage(capped: Exchange, uncapped: Exchange): { ratio: number; capped: UsageRatio; uncapped: UsageRatio } | undefined {
+  const c = usageRatio(capped);
+  const u = usageRatio(uncapped);
+  if (!c || !u || u.pieces < RATIO_PIECES || u.ratio < INFLATED_RATIO || c.ratio === 0) return undefined;
+  if (Math.max(c.ratio, u.ratio) / Math.min(c.ratio, u.ratio) > SAME_RATIO) return undefined;
+  return { ratio: u.ratio, capped: c, uncapped: u };
+}
+
 /**
  * A length limit (verdict contract, rules 3 and 4): `capped` is the counting request with the limit,
  * `uncapped` the same request under a generous limit. Honoured needs the cut within the limit, by the
@@ -69,6 +120,13 @@ function reasoningTokens(x: Exchange): number {
  * otherwise (a gateway recounting with another tokenizer, or a server adding its own tokens): honoured,
  * with the finding `usage_count`, when the count is at most twice the limit and no reasoning ran (a server
  * may cut the visible answer at the limit while its reasoning runs on, counted).
+ *
+ * Usage the endpoint inflates (issue 31: a gateway reporting 3× the completion tokens of every answer) is
+ * no evidence about the limit: where both answers report INFLATED_RATIO or more tokens per text piece, and
+ * the same ratio, the text decides, with the finding `usage_inflated` naming the ratio (a billing fault).
+ * Honoured then needs the text cut with "length" to at most `limit` pieces of an uncapped answer over three
+ * times as long, no reasoning, and ignored a text past three times the limit; anything between is
+ * inconclusive ("stop" beside a short text: neither the count nor the finish says the limit cut it).
  */
 export function judgeLength(param: string, limit: number, capped: Exchange, uncapped: Exchange, control: Exchange): ProbeVerdict {
   const feature = `${param}: ${limit}`;
@@ -93,11 +151,30 @@ export function judgeLength(param: string, limit: number, capped: Exchange, unca
   const findings: Finding[] = [];
   const unfit = count.unfit ?? fullCount.unfit;
   if (unfit) findings.push(warn('usage_count', unfit));
+  const reasons = Boolean(choice.reasoning) || reasoningTokens(capped) > 0;
+  const inflated = unfit ? undefined : inflatedUsage(capped, uncapped);
+  if (inflated) {
+    // The endpoint counts every answer k times over: its count says nothing of where the limit cut, and the
+    // text decides. The controls: the uncapped answer shows the same ratio (so this is the endpoint's habit,
+    // not this answer's spending), and it runs clearly longer than the cut.
+    const { ratio, capped: c, uncapped: u } = inflated;
+    const k = ratio.toFixed(1);
+    findings.push(warn('usage_inflated', `usage reports ${k}× the completion tokens its text can hold (${c.reported} for the ${c.pieces} text pieces of the capped answer; ${u.reported} for the uncapped answer's ${u.pieces}): a billing fault (a client billed by this usage pays for tokens it never got), and no evidence about the limit`));
+    const said = `${expected}; got ${seen}: the usage is ${k}× the text in both answers, so the text decides`;
+    const p = pieces(text);
+    if (p > 3 * limit) return { ...ignored(`${said}, and it runs past three times the limit`), findings };
+    if (reasons) return { ...inconclusive(`${said}, and reasoning ran, which a server may let run on past the limit and count: whether the limit held cannot be told`), findings };
+    if (p > limit) return { ...inconclusive(`${said}, and it runs past the limit by a little (${p} pieces): the limit counted otherwise, or another cap`), findings };
+    if (pieces(full) <= 3 * limit) return { ...inconclusive(`${said}, and the uncapped answer (${pieces(full)} pieces) is not clearly longer than the limit`), findings };
+    if (choice.finishReason !== 'length') {
+      return { ...inconclusive(`${said}, but finish_reason is ${JSON.stringify(choice.finishReason ?? null)}, not "length": neither the count nor the finish says the limit made the cut`), findings };
+    }
+    return { ...honoured(`${said}: cut with "length" at ${p} pieces, of an uncapped answer of ${pieces(full)}`), findings };
+  }
   if (tokens !== undefined) {
     if (tokens > limit) {
       // Only a count a recount explains: a little past the limit (at most twice it), and no reasoning, which
       // a server may run on past a limit it applies to the visible answer alone, and count.
-      const reasons = Boolean(choice.reasoning) || reasoningTokens(capped) > 0;
       const cutByLimit = !reasons && tokens <= 2 * limit && choice.finishReason === 'length' && pieces(text) <= limit && pieces(full) > 3 * limit;
       if (cutByLimit) {
         findings.push(warn('usage_count', `${tokens} completion tokens reported for an answer cut with "length" at ${pieces(text)} text pieces, under a limit of ${limit} (the uncapped answer runs to ${pieces(full)}): the limit cut it, and the usage counts it otherwise (a gateway recounting with another tokenizer, or tokens added that the text does not show)`));

@@ -190,3 +190,27 @@ describe('an error body in a 2xx', () => {
     }
   });
 });
+
+describe('usage inflated by a relay (issue 31)', () => {
+  it('leaves the length limits honoured, from the cut, and names the ratio as a billing fault on each (the profile oracle checks verdicts only)', async () => {
+    const server = await startReferenceServer({ profile: loadProfile('billing'), apiKey: KEY });
+    try {
+      const out = await tempDir();
+      await runCli(['--base-url', server.url, '--out', out, '--models', 'bill-inflated', '--probes', 'parameters.max_tokens', 'parameters.max_completion_tokens'], { OPENAI_API_KEY: KEY });
+      const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+      expect(report.results.map((r) => [r.probe, r.verdict]).sort()).toEqual([
+        ['parameters.max_completion_tokens', 'honoured'],
+        ['parameters.max_tokens', 'honoured'],
+      ]);
+      for (const r of report.results) {
+        const f = r.findings.find((x) => x.code === 'usage_inflated');
+        expect(f?.severity, r.probe).toBe('warn');
+        expect(f?.message, r.probe).toContain('usage reports 3.0× the completion tokens its text can hold (15 for the 5 text pieces of the capped answer');
+      }
+      // Shown with each cell where findings are shown (matrix.md lists only cells short of honoured).
+      expect(await readFile(join(out, 'junit.xml'), 'utf8')).toContain('warn: usage_inflated: usage reports 3.0×');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -164,6 +164,22 @@ describe('billing.usage', () => {
   it('is inconclusive without usage', () => {
     expect(judgeFollowsUsage(fairSet({ plain: c('plain', plainX(null), 690) })).verdict).toBe('inconclusive');
   });
+
+  it('warns of usage past the limit the deductions follow: a relay inflating every count 3× is billed past the limit, consistently', () => {
+    // 21 prompt + 48 completion (3 × 16) at 10/30: 1650; the short call's 3 (3 × 1): 230.
+    const v = judgeFollowsUsage(
+      fairSet({
+        plain: c('plain', plainX([21, 48]), 1650),
+        stream: c('stream', usageStream(16, [21, 48]), 1650),
+        short: c('short', shortX([14, 3]), 230, 64),
+      }),
+    );
+    expect(v.verdict).toBe('warn');
+    expect(v.findings?.map((f) => f.code)).toEqual(['usage_over_limit', 'deductions']);
+    expect(v.observed).toContain('usage reports more completion tokens than the limit allows (plain: 48 under a limit of 16; stream: 48 under a limit of 16)');
+    // Honest usage at the limit is not past it.
+    expect(judgeFollowsUsage(fairSet()).findings?.map((f) => f.code)).not.toContain('usage_over_limit');
+  });
 });
 
 describe('the balance routes', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { judgeLength } from '../../suites/support/length.js';
+import { inflatedUsage, judgeLength, usageRatio } from '../../suites/support/length.js';
 import { judgeStop, pickStop } from '../../suites/support/stop.js';
-import { errorIn200, refused, reply } from '../helpers/exchanges.js';
+import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
 
 const ok = reply('OK');
 const COUNT = '1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20';
@@ -87,6 +87,108 @@ describe('judgeLength (rules 3 and 4)', () => {
     expect(judge(refused(400, "Unsupported parameter: 'max_tokens'")).verdict).toBe('rejected');
     expect(judge(errorIn200()).verdict).toBe('inconclusive');
     expect(judge(reply('1, 2', { finish: 'length', usage: [20, 5] }), errorIn200()).verdict).toBe('inconclusive');
+  });
+});
+
+/** A completion whose usage breaks out reasoning_tokens, as OpenAI's o-series (hidden reasoning) reports it. */
+function reasoned(content: string, o: { finish?: string; completion: number; reasoningTokens: number; reasoning?: string }) {
+  const message: Record<string, unknown> = { role: 'assistant', content };
+  if (o.reasoning) message.reasoning_content = o.reasoning;
+  const usage = { prompt_tokens: 20, completion_tokens: o.completion, total_tokens: 20 + o.completion, completion_tokens_details: { reasoning_tokens: o.reasoningTokens } };
+  return raw(200, JSON.stringify({ id: 'chatcmpl-r', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message, finish_reason: o.finish ?? 'stop' }], usage }));
+}
+
+describe('judgeLength: usage read for what it is', () => {
+  const judge = (capped: ReturnType<typeof reply>, full = uncapped) => judgeLength('max_tokens', 5, capped, full, ok);
+  const codes = (v: ReturnType<typeof judge>) => v.findings?.map((f) => f.code) ?? [];
+  // COUNT is 39 text pieces; "1, 2, 3" is 5. A gateway counting 3× reports 117 and 15 for them.
+  const inflatedFull = reply(COUNT, { usage: [20, 117] });
+
+  it('honest usage: no finding, whatever the tokenizer costs per piece (Llama 2 splits digits: about 1.8)', () => {
+    expect(judge(reply('1, 2, 3', { finish: 'length', usage: [20, 5] }))).toMatchObject({ verdict: 'honoured', findings: [] });
+    const v = judge(reply('1, 2', { finish: 'length', usage: [20, 5] }), reply(COUNT, { usage: [20, 70] }));
+    expect(v).toMatchObject({ verdict: 'honoured', findings: [] });
+  });
+
+  it('usage inflated 3× in both answers: the limit is honoured from the cut, and the ratio is a billing finding', () => {
+    const v = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 15] }), inflatedFull);
+    expect(v.verdict).toBe('honoured');
+    expect(codes(v)).toEqual(['usage_inflated']);
+    expect(v.findings?.[0]?.severity).toBe('warn');
+    expect(v.findings?.[0]?.message).toContain("usage reports 3.0× the completion tokens its text can hold (15 for the 5 text pieces of the capped answer; 117 for the uncapped answer's 39): a billing fault");
+    expect(v.observed).toContain('cut with "length" at 5 pieces, of an uncapped answer of 39');
+    expect(inflatedUsage(reply('1, 2, 3', { finish: 'length', usage: [20, 15] }), inflatedFull)?.ratio).toBe(3);
+  });
+
+  it('usage inflated 2× stays the recount it may be (a tokenizer can cost 2 a piece): honoured with usage_count, not called inflated', () => {
+    const v = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 10] }), reply(COUNT, { usage: [20, 78] }));
+    expect(v.verdict).toBe('honoured');
+    expect(codes(v)).toEqual(['usage_count']);
+  });
+
+  it('trap: inflated in the capped answer only is no endpoint habit: the server\'s count past the limit stands (ignored), no billing finding', () => {
+    const v = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 15] }));
+    expect(v.verdict).toBe('ignored');
+    expect(codes(v)).not.toContain('usage_inflated');
+    // Inflated in the uncapped answer only: the capped count is within the limit, and honest beside its text.
+    const w = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 5] }), inflatedFull);
+    expect(w).toMatchObject({ verdict: 'honoured', findings: [] });
+  });
+
+  it('trap: usage deflated below the text (fake) is set aside, not read as a ratio: the text decides', () => {
+    const cut = judge(reply('1, 2, 3', { finish: 'length', usage: [20, 1] }), reply(COUNT, { usage: [20, 10] }));
+    expect(cut.verdict).toBe('honoured');
+    expect(codes(cut)).toEqual(['usage_count']);
+    const uncut = judge(reply(COUNT, { usage: [20, 10] }), reply(COUNT, { usage: [20, 10] }));
+    expect(uncut.verdict).toBe('ignored');
+    expect(codes(uncut)).toEqual(['usage_count']);
+  });
+
+  it('trap: a limit truly ignored behind inflated usage stays ignored (the text is not cut), with the billing finding', () => {
+    const v = judge(reply(COUNT, { usage: [20, 117] }), inflatedFull);
+    expect(v.verdict).toBe('ignored');
+    expect(codes(v)).toEqual(['usage_inflated']);
+  });
+
+  it('trap: a model with no usage has no ratio: judged from the text as before, no billing finding', () => {
+    const v = judge(reply('1, 2, 3', { finish: 'length', usage: null }), reply(COUNT, { usage: null }));
+    expect(v.verdict).toBe('honoured');
+    expect(codes(v)).toEqual(['no_usage']);
+    expect(inflatedUsage(reply('1, 2, 3', { usage: null }), reply(COUNT, { usage: null }))).toBeUndefined();
+  });
+
+  it('trap: completion tokens that include reasoning are not inflation (reasoning_tokens taken off, or the reasoning text counted)', () => {
+    // o-series: 80 hidden reasoning tokens in the 119 of a 39-piece answer: 3.05 a piece naively, 1.0 in truth.
+    const hidden = reasoned(COUNT, { completion: 119, reasoningTokens: 80 });
+    expect(usageRatio(hidden)).toEqual({ reported: 39, pieces: 39, ratio: 1 });
+    const v = judge(reasoned('1, 2, 3', { finish: 'length', completion: 5, reasoningTokens: 0 }), hidden);
+    expect(v).toMatchObject({ verdict: 'honoured', findings: [] });
+    // llama.cpp or DeepSeek: reasoning_content beside a plain count that covers it.
+    const thought = 'Let me count from one to twenty, separated by commas, and nothing else, as asked'.repeat(4);
+    const shown = reply(COUNT, { reasoning: thought, usage: [20, 39 + 4 * 16] });
+    expect(usageRatio(shown)?.ratio).toBeCloseTo(1, 1);
+    expect(inflatedUsage(reply('1, 2, 3', { finish: 'length', usage: [20, 5] }), shown)).toBeUndefined();
+    // A reasoning model counted past the limit as its reasoning runs on is still ignored, not excused.
+    expect(judge(reasoned('1, 2', { finish: 'length', completion: 40, reasoningTokens: 37 }), hidden).verdict).toBe('ignored');
+  });
+
+  it('trap: reasoning beside inflated usage: the count cannot say whether reasoning ran past the limit (inconclusive)', () => {
+    const v = judge(reply('1, 2', { reasoning: 'count up', finish: 'length', usage: [20, 15] }), inflatedFull);
+    expect(v.verdict).toBe('inconclusive');
+    expect(codes(v)).toEqual(['usage_inflated']);
+  });
+
+  it('trap: a cut text with "stop" instead of "length" beside inflated usage: nothing says the limit made the cut (inconclusive)', () => {
+    const v = judge(reply('1, 2, 3', { finish: 'stop', usage: [20, 15] }), inflatedFull);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('finish_reason is "stop", not "length"');
+    expect(codes(v)).toEqual(['usage_inflated']);
+  });
+
+  it('trap: inflated usage beside a text a little past the limit, or an uncapped answer not clearly longer, is inconclusive', () => {
+    expect(judge(reply('1, 2, 3, 4', { finish: 'length', usage: [20, 21] }), inflatedFull).verdict).toBe('inconclusive');
+    const short = reply('1, 2, 3, 4, 5, 6, 7', { usage: [20, 39] });
+    expect(judge(reply('1, 2, 3', { finish: 'length', usage: [20, 15] }), short).verdict).toBe('inconclusive');
   });
 });
 
