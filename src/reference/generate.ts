@@ -92,6 +92,9 @@ function oneChoice(
   const toolCalls = has('tools') && !answered ? callTools(body, has, prompt, index, quirks) : [];
   if (toolCalls.length > 0 && !quirks.toolCallsAsText) return { tokens: [], content: null, toolCalls, finish: 'tool_calls', logprobs: undefined, reasoning, reasoningTokens: thinking };
   let text = quirks.fixedAnswer ?? respondTo(body.messages as { role?: unknown; content?: unknown }[], sampler);
+  if (quirks.chattyWithoutCall && has('tool_choice') && body.tool_choice === 'none' && /weather/i.test(prompt)) {
+    text = 'The weather in Paris and in Tokyo depends on the season: Paris is mild in spring and grey in winter, Tokyo is humid in summer and dry in winter, and both see rain in autumn. '.repeat(3);
+  }
   // A server without its tool-call parser hands the model's call text through as content.
   if (toolCalls.length > 0) text = toolCalls.map((c) => `<tool_call>\n{"name": "${c.function.name}", "arguments": ${c.function.arguments}}\n</tool_call>`).join('\n');
   const format = has('response_format') ? (body.response_format as { type?: unknown; json_schema?: { schema?: unknown } }) : undefined;

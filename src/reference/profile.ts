@@ -163,6 +163,9 @@ export const Quirks = z.object({
   keepStop: z.boolean().default(false),
   /** Never ends an answer on its own (a broken chat template or EOS): without a limit, the answer never comes. */
   runaway: z.boolean().default(false),
+  /** Under tool_choice "none" it writes prose about the tool's subject that runs past any small limit,
+   *  where without it its calls always begin its answer (a small model on llama.cpp). */
+  chattyWithoutCall: z.boolean().default(false),
   /** Tool calls come back as `<tool_call>` text in the content (a server without its tool-call parser). */
   toolCallsAsText: z.boolean().default(false),
   /** Follows plain instructions but recalls nothing (code words, remembered words, tool results, colours):

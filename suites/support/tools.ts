@@ -246,14 +246,24 @@ export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[
   return contrasted(xs, unneeded, `expected a call to get_time where the model otherwise makes none; got ${seen}`);
 }
 
-/** tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). */
+/**
+ * tool_choice "none": no call where the model otherwise calls (the two-cities request, the control). An
+ * answer cut by our limit before any call could still have called after its text, unless the model's calls
+ * begin its answers: every answer without tool_choice calls, with no text before the call (llama.cpp with a
+ * Qwen or Llama template writes the call first). Then an answer that has begun as text has already done
+ * what no answer without the parameter does, whatever would have followed the cut.
+ */
 export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[]): Contrast {
+  const callsLead = weather.every((w) => callCount(w) > 0 && !/\S/.test(contentOf(w)));
   for (const x of xs) {
     const a = toolAnswer(x, weather[0]!, 'tool_choice "none"', 'tool_choice');
     if ('verdict' in a) return { verdict: a };
     if (a.calls.length > 0) return { verdict: ignored(`expected no tool call, got ${a.seen}`) };
     // Cut by our limit with no call yet: a call could have come after the text.
-    if (a.finishReason === 'length') return { verdict: inconclusive(`expected no tool call, got ${a.seen}: cut by the output limit chatprobe sends, so a call may still have come`) };
+    if (a.finishReason === 'length' && !(callsLead && /\S/.test(contentOf(x)))) {
+      const lead = callsLead ? '' : ' (it would not, were every answer without tool_choice a call with no text before it)';
+      return { verdict: inconclusive(`expected no tool call, got ${a.seen}: cut by the output limit chatprobe sends, so a call may still have come${lead}`) };
+    }
   }
   for (const w of weather) {
     if (callCount(w) === 0) {
@@ -261,7 +271,8 @@ export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[])
       return { verdict: inconclusive(`no tool call with tool_choice "none", but none without it either (${describe(w)}): ${why}`) };
     }
   }
-  return contrasted(xs, weather, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}`);
+  const cut = xs.some((x) => toolCallsOf(x).finishReason === 'length') ? ' (cut by the output limit chatprobe sends after text began, where every answer without it begins with its call)' : '';
+  return contrasted(xs, weather, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}${cut}`);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */

@@ -121,8 +121,27 @@ describe('judgeNone and judgeParallel', () => {
     const v = runContrast(judgeNone, [none, none], [weatherCalls, none]);
     expect(v.verdict).toBe('inconclusive');
     expect(v.observed).toContain('the model calls it only sometimes without it');
-    // A cut answer with no call yet: a call could have come after the text.
-    expect(runContrast(judgeNone, [reply('Let me check', { finish: 'length' })], [weatherCalls]).verdict).toBe('inconclusive');
+    // A cut answer with no call yet, from a model that writes text before its calls: a call could have come after the text.
+    const textThenCall = reply('Let me look that up.', { calls: [{ name: 'get_weather', args: { city: 'Paris' } }] });
+    expect(runContrast(judgeNone, [reply('Let me check', { finish: 'length' })], [textThenCall]).verdict).toBe('inconclusive');
+  });
+
+  it('none: an answer cut after its text began, from a model whose calls begin its answers (llama.cpp), is honoured; not otherwise', () => {
+    const cutText = reply('The weather in Paris is usually mild in spring, and Tokyo', { finish: 'length' });
+    const v = runContrast(judgeNone, [cutText, cutText], [weatherCalls, weatherCalls, weatherCalls]);
+    expect(v.verdict).toBe('honoured');
+    expect(v.observed).toContain('cut by the output limit chatprobe sends after text began');
+    // Trap: the model writes text before its calls without tool_choice: a call could still have followed the cut.
+    const textThenCall = reply('Let me look that up.', { calls: [{ name: 'get_weather', args: { city: 'Paris' } }] });
+    const t = runContrast(judgeNone, [cutText, cutText], [textThenCall, textThenCall, textThenCall]);
+    expect(t.verdict).toBe('inconclusive');
+    expect(t.observed).toContain('were every answer without tool_choice a call with no text before it');
+    // Trap: one answer without it makes no call: the calls do not always lead.
+    expect(runContrast(judgeNone, [cutText, cutText], [weatherCalls, words('No idea.')]).verdict).toBe('inconclusive');
+    // Trap: cut with nothing written yet (all of it went to reasoning): nothing has begun.
+    expect(runContrast(judgeNone, [reply('', { finish: 'length', reasoning: 'thinking' })], [weatherCalls, weatherCalls, weatherCalls]).verdict).toBe('inconclusive');
+    // Trap: a call anyway is still ignored.
+    expect(runContrast(judgeNone, [cutText, forcedCall], [weatherCalls, weatherCalls, weatherCalls]).verdict).toBe('ignored');
   });
 
   it.each([
