@@ -498,7 +498,9 @@ function retryCase(id: string, requirement: string, scripted: Extract<Scripted, 
       const ours = ev.x.attempts.length;
       const counted = `the upstream received the request ${times(ev.records.length)}, chatprobe sent it ${times(ours)}`;
       const said = retries > 0 ? `the gateway retried the upstream's HTTP ${scripted.status} ${times(retries)} (${counted})` : `the gateway did not retry the upstream's HTTP ${scripted.status} (${counted})`;
-      if (retries > 0) findings.push(refusal ? warn('retried', `${said}: a refusal does not change on a retry, so each one costs a request for nothing`) : note('retried', said));
+      // Said whatever else the verdict says: whether the gateway retried is what this case reports.
+      if (retries === 0) findings.push(note('not_retried', said));
+      else findings.push(refusal ? warn('retried', `${said}: a refusal does not change on a retry, so each one costs a request for nothing`) : note('retried', said));
       return conformance(findings, `${said}; HTTP ${scripted.status} and its body reached the client as the upstream sent them`);
     },
   };

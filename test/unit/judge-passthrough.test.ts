@@ -404,5 +404,8 @@ describe('passthrough judgements, the cases of issue 31', () => {
     });
     expect(judge('retry_5xx', times('retry_5xx', 2, exchange(502, scripted('retry_5xx').body))).findings?.map((f) => f.code)).toEqual(['status_changed', 'retried']);
     expect(judge('retry_5xx', times('retry_5xx', 0, exchange(undefined))).verdict).toBe('inconclusive');
+    // Whatever else the verdict says (a body rewrapped, as Portkey does), whether it was retried is a finding of its own.
+    const rewrapped = exchange(400, { error: { message: 'gateway: refused' } });
+    expect(judge('retry_4xx', times('retry_4xx', 1, rewrapped)).findings?.map((f) => f.code)).toEqual(['reshaped', 'not_retried']);
   });
 });
