@@ -702,6 +702,8 @@ function compareStreams(ev: CaseEvidence, usageInWhole: boolean): ComparedStream
   }
   const whole = wholeChanges(sent, got, usageInWhole);
   if (whole.length > 0) findings.push(fail('answer_changed', `the answer a client assembles changed: ${whole.join('; ')}`));
+  // The OpenAI SDKs parse every data event as JSON: one that is not throws in the client's hands.
+  if (got.notJson.length > sent.notJson.length) findings.push(fail('not_json', `the client received data events that are not JSON, which the upstream never sent: ${got.notJson.map((d) => show(d)).join(', ')}`));
   return { x, sent, got, findings };
 }
 
@@ -712,6 +714,7 @@ function judgeFrames(c: ComparedStreams): ProbeVerdict {
   const { sent, got, findings } = c;
   if (got.comments === 0 && sent.comments > 0) findings.push(note('comments_dropped', 'the stream’s comment line did not reach the client (harmless: clients skip comments)'));
   if (!got.done) findings.push(fail('done_dropped', 'data: [DONE] did not reach the client'));
+  if (got.tooDeep > sent.tooDeep) findings.push(warn('too_deep', `${got.tooDeep - sent.tooDeep} event(s) the upstream never sent, nested deeper than chatprobe parses (its own limit): not compared`));
   if (got.afterDone > 0) findings.push(warn('after_done', `${got.afterDone} event(s) came after data: [DONE], where a client has stopped reading`));
   const pieces = pieceChanges(sent.pieces, got.pieces);
   if (pieces.length > 0) {

@@ -29,14 +29,15 @@ export function framesOf(text: string): Frame[] {
   return out;
 }
 
-/** An event's data parsed: JSON, or the text itself (cut short) when it is not JSON or nests too deep to parse. */
-export function parseData(s: string): unknown {
+/** An event's data parsed, or why not: not JSON (its text, cut short), or nested deeper than chatprobe parses. */
+export function parseData(s: string): { json: unknown } | { notJson: string } | { tooDeep: true } {
   const data = s.trim();
-  if (tooDeep(data)) return '[an event nested too deep for chatprobe to parse]';
+  // JSON.parse would overflow the stack: not parsed, and said as chatprobe's own limit.
+  if (tooDeep(data)) return { tooDeep: true };
   try {
-    return JSON.parse(data);
+    return { json: JSON.parse(data) };
   } catch {
-    return data.slice(0, 200);
+    return { notJson: data.slice(0, 120) };
   }
 }
 
@@ -52,9 +53,13 @@ export interface Piece {
 
 /** What a client reads of a stream. */
 export interface StreamView {
-  /** The data events before `[DONE]`, parsed. */
+  /** The data events before `[DONE]` that are JSON, parsed. */
   events: unknown[];
-  /** Their pieces, in order. */
+  /** Data events before `[DONE]` that are not JSON (a client's JSON.parse throws on them), cut short. */
+  notJson: string[];
+  /** Data events nested deeper than chatprobe parses (its own limit): not compared. */
+  tooDeep: number;
+  /** Their pieces, in order: past MAX_ALIGNED, the first of them (and then more than MAX_ALIGNED). */
   pieces: Piece[];
   done: boolean;
   /** Data events after `[DONE]`: a client has stopped reading. */
@@ -113,6 +118,8 @@ export function viewOf(text: string): StreamView {
   let afterDone = 0;
   let comments = 0;
   let lastUsage: unknown;
+  const notJson: string[] = [];
+  let deep = 0;
   for (const f of framesOf(text)) {
     if (f.comment !== undefined) {
       comments++;
@@ -127,12 +134,22 @@ export function viewOf(text: string): StreamView {
       done = true;
       continue;
     }
-    const ev = parseData(f.data!);
+    const parsed = parseData(f.data!);
+    if ('tooDeep' in parsed) {
+      deep++;
+      continue;
+    }
+    if ('notJson' in parsed) {
+      if (notJson.length < 8) notJson.push(parsed.notJson);
+      continue;
+    }
+    const ev = parsed.json;
     const i = events.push(ev) - 1;
-    if (pieces.length < MAX_ALIGNED) pieces.push(...piecesOf(ev, i));
+    // Kept past MAX_ALIGNED by one event at most: a list that long says it was cut, and is not aligned.
+    if (pieces.length <= MAX_ALIGNED) pieces.push(...piecesOf(ev, i));
     if (isObject(ev) && isObject(ev.usage)) lastUsage = ev.usage;
   }
-  return { events, pieces, done, afterDone, comments, whole: assembleStream(data), lastUsage };
+  return { events, notJson, tooDeep: deep, pieces, done, afterDone, comments, whole: assembleStream(data), lastUsage };
 }
 
 /** A value with its null members left out, at every depth (a gateway's added nulls are not the answer). */
@@ -182,7 +199,7 @@ export function pieceChanges(sent: readonly Piece[], got: readonly Piece[]): str
     sent.map((p) => p.key),
     got.map((p) => p.key),
   );
-  if (!pairs) return [`${got.length} pieces received against ${sent.length} sent: too many for chatprobe to align one by one`];
+  if (!pairs) return [`more than ${MAX_ALIGNED} pieces ${got.length > MAX_ALIGNED ? 'received' : 'sent'}: too many for chatprobe to align one by one (the answer is compared as a whole)`];
   const matchedSent = new Set(pairs.map(([i]) => i));
   const matchedGot = new Set(pairs.map(([, j]) => j));
   const lostSent = sent.map((_, i) => i).filter((i) => !matchedSent.has(i));
@@ -251,12 +268,12 @@ export function wholeChanges(sent: StreamView, got: StreamView, usage: boolean):
   return out;
 }
 
-/** The signature of an event for aligning events: the pieces it carries. */
-const signature = (view: StreamView, i: number) =>
-  view.pieces
-    .filter((p) => p.event === i)
-    .map((p) => p.key)
-    .join('\u0001');
+/** The signature of each event for aligning events: the pieces it carries. */
+function signatures(view: StreamView): string[] {
+  const out = view.events.map(() => '');
+  for (const p of view.pieces) out[p.event] += `${p.key}\u0001`;
+  return out;
+}
 
 /** Members no client reads for the answer, and that gateways rewrite as a matter of course. */
 const TRIVIAL_KEYS = ['id', 'created'];
@@ -274,9 +291,7 @@ function stripTrivial(v: unknown): unknown {
  * (other members: a model name, an extra field, a usage added), each said once with the events it touched.
  */
 export function eventRewrites(sent: StreamView, got: StreamView): { trivial: string[]; rewritten: string[]; unmatched: number } {
-  const a = sent.events.map((_, i) => signature(sent, i));
-  const b = got.events.map((_, i) => signature(got, i));
-  const pairs = align(a, b);
+  const pairs = align(signatures(sent), signatures(got));
   if (!pairs) return { trivial: [], rewritten: [], unmatched: 0 };
   let ids = 0;
   let reordered = 0;

@@ -251,8 +251,10 @@ describe('chatprobe passthrough through imitations of a rebuilding gateway (test
   });
 
   it('the rebuilding gateway: the report names every change it makes (exit 1)', async () => {
-    const { run, cell } = await through('rebuilding');
+    const { run, report, cell } = await through('rebuilding');
     expect(run.code, run.stderr).toBe(1);
+    // Every cell decided: nothing it does leaves chatprobe unable to judge, nor is any a harness error.
+    expect(report.results.filter((r) => r.probe !== 'passthrough.stream_timing' && (r.verdict === 'error' || r.verdict === 'inconclusive')).map((r) => `${r.probe}: ${r.observed}`)).toEqual([]);
     const frames = cell('stream_frames');
     expect(frames.verdict).toBe('fail');
     expect(frames.observed).toContain('content: the client assembles "one two two three five four six six", the upstream sent "one two three four five six"');

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { answerOf, CASE_BY_ID, type CaseEvidence, chunk, completion, framesOf, MARKER, markerOf, requestOf, STREAM_GAP_MS, type UpstreamRecord } from '../../src/passthrough/cases.js';
 import { addedKeys, differences, fateOf, keyOrder, sameJson } from '../../src/passthrough/diff.js';
+import { pieceChanges, viewOf } from '../../src/passthrough/stream-diff.js';
 
 const MODEL = 'm';
 
@@ -329,9 +330,34 @@ describe('passthrough judgements, streams as a client assembles them', () => {
     expect(judge('stream_frames', evidence('stream_frames', (b) => b, long)).verdict).toBe('inconclusive');
     const json = streamed(JSON.stringify(completion(MODEL, { content: 'one two three four five six' })), { contentType: 'application/json' });
     expect(judge('stream_frames', evidence('stream_frames', (b) => b, json)).findings?.map((f) => f.code)).toEqual(['not_a_stream']);
-    // An event nested deeper than chatprobe parses is a piece that never arrived as sent, not a crash.
+    // An event nested deeper than chatprobe parses is said as its own limit, not a crash nor the gateway's fault.
     const deep = streamed(scriptedStream('stream_frames').frames.join('').replace('data: [DONE]', `data: ${'['.repeat(20_000)}${']'.repeat(20_000)}\n\ndata: [DONE]`));
-    expect(judge('stream_frames', evidence('stream_frames', (b) => b, deep)).verdict).toBe('warn');
+    expect(judge('stream_frames', evidence('stream_frames', (b) => b, deep))).toMatchObject({
+      verdict: 'warn',
+      observed: '1 event(s) the upstream never sent, nested deeper than chatprobe parses (its own limit): not compared',
+    });
+    // A data event that is not JSON throws in a client's hands: every stream case fails on it.
+    const garbled = streamed(scriptedStream('stream_usage').frames.join('').replace('data: [DONE]', 'data: {"choices": [\n\ndata: [DONE]'));
+    expect(judge('stream_usage', evidence('stream_usage', (b) => b, garbled))).toMatchObject({ verdict: 'fail', observed: 'the client received data events that are not JSON, which the upstream never sent: "{\\"choices\\": ["' });
+  });
+});
+
+describe('passthrough stream reading, bounded where the gateway is in control', () => {
+  // Within the 256 K characters chatprobe keeps of a stream (a longer one is not compared: its own limit, tested above).
+  it('reads a wide event (2,000 choices, 2,000 tool-call fragments) as its first few, and a flood of events as a whole', () => {
+    const wide = { choices: Array.from({ length: 2000 }, (_, i) => ({ index: i, delta: { content: 'x', tool_calls: i === 0 ? Array.from({ length: 2000 }, () => ({ index: 0, function: { arguments: 'a' } })) : undefined }, finish_reason: null })) };
+    const text = sse([wide, '[DONE]']);
+    expect(text.length).toBeLessThan(256 * 1024);
+    const view = viewOf(text);
+    expect(view.pieces.length).toBeLessThanOrEqual(32 * 33 + 1);
+    expect(view.whole.choices.size).toBeLessThanOrEqual(32);
+    // 2,000 events (within the 256 K characters chatprobe keeps of a stream): more than it aligns one by one; the answer is still compared whole, and the stream case decided.
+    const flood = Array.from({ length: 2000 }, () => ({ choices: [{ index: 0, delta: { content: 'y' }, finish_reason: null }] }));
+    const many = viewOf(sse([...flood, '[DONE]']));
+    expect(pieceChanges(viewOf(scriptedStream('stream_frames').frames.join('')).pieces, many.pieces)).toEqual(['more than 1024 pieces received: too many for chatprobe to align one by one (the answer is compared as a whole)']);
+    const v = judge('stream_frames', evidence('stream_frames', (b) => b, streamed(sse([...flood, '[DONE]']))));
+    expect(v.verdict).toBe('fail');
+    expect(v.observed).toMatch(/^the answer a client assembles changed: content: the client assembles "yyyy/);
   });
 });
 
