@@ -653,7 +653,7 @@ const RESPONSES: PassCase[] = [
 export const STREAM_GAP_MS = 60;
 /** Content chunks that arrive within this many ms arrived as one burst. */
 const BURST_MS = 15;
-export const STREAM_WORDS = ['one', ' two', ' three', ' four', ' five', ' six'];
+const STREAM_WORDS = ['one', ' two', ' three', ' four', ' five', ' six'];
 function scriptedStream(model: string, asked: Asked): Scripted {
   return {
     kind: 'stream',
@@ -843,7 +843,7 @@ function recordedRequest(ev: CaseEvidence): unknown {
   }
 }
 
-/** A stream case: the scripted stream (a short one for a request without usage), one aspect of it judged beside the whole answer. */
+/** A stream case: the scripted stream (its usage chunk only when the request that reached the upstream asks for one), one aspect of it judged beside the whole answer. */
 function streamCase(id: string, requirement: string, judge: (ev: CaseEvidence, c: ComparedStreams) => ProbeVerdict, options: { body?: Record<string, unknown>; usageInWhole?: boolean } = {}): PassCase {
   return {
     id,
