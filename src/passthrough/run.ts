@@ -12,6 +12,8 @@ import { startRun } from '../report/head.js';
 import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
+import { tooDeep } from '../spec/json-depth.js';
+import { isObject } from '../spec/stream.js';
 import { Slots } from '../engine/slots.js';
 
 export interface PassthroughOptions {
@@ -122,8 +124,11 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
       const records = await recordsOf(options.upstream, runs[m]!, c.id, options.timeoutMs);
       reached[at] = records.length > 0;
       // The upstream answered for the model it was asked for: a gateway's alias does not change its script.
-      const asked = modelOf(records[0]?.body) ?? model;
-      v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, c.stream === true), loopLagMs });
+      // The upstream answered the request as it received it (a stream, usage asked for), for the model it was
+      // asked for: a gateway's alias or an option it adds changes the script as it would a real upstream's answer.
+      const received = parsedBody(records[0]?.body);
+      const asked = (isObject(received) && typeof received.model === 'string' ? received.model : undefined) ?? model;
+      v = c.judge({ sent: body, sentHeaders: headers, records, x, scripted: answerOf(c.id, asked, received ?? body), loopLagMs });
     } catch (e) {
       v = inconclusive(`could not read chatprobe upstream's records at ${options.upstream}: ${(e as Error).message}`);
     }
@@ -208,13 +213,12 @@ function misrouted(model: string, status: number | undefined, error: string | un
   return new CannotTestError(`the gateway answered HTTP ${status ?? '—'}${said} for model ${model} and chatprobe upstream received nothing`, `${fix}; check the channel is enabled and reaches the upstream`);
 }
 
-/** The model a recorded body asked for. */
-function modelOf(body: string | undefined): string | undefined {
+/** A recorded body, parsed (undefined when it is none, not JSON, or nested deeper than chatprobe parses). */
+function parsedBody(body: string | undefined): unknown {
+  if (body === undefined || tooDeep(body)) return undefined;
   try {
-    const m = (JSON.parse(body ?? '') as { model?: unknown }).model;
-    return typeof m === 'string' ? m : undefined;
+    return JSON.parse(body);
   } catch {
     return undefined;
   }
 }
-

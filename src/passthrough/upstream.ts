@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { tooDeep } from '../spec/json-depth.js';
 import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js';
 
 /**
@@ -136,14 +137,16 @@ export async function startUpstream(options: UpstreamOptions = {}): Promise<Upst
         res.end(JSON.stringify({ error: { message: `chatprobe upstream serves POST /v1/chat/completions, not ${req.method} ${url.pathname}`, type: 'invalid_request_error', param: null, code: 'not_found' } }));
         return;
       }
-      let json: { model?: unknown; stream?: unknown } = {};
+      let json: { model?: unknown } = {};
       try {
-        json = JSON.parse(body) as typeof json;
+        // A body nested too deep to parse safely is answered as a plain request, as one that is not JSON.
+        if (!tooDeep(body)) json = (JSON.parse(body) as typeof json | null) ?? {};
       } catch {
         // answered as a plain request
       }
       const model = typeof json.model === 'string' ? json.model : models[0]!;
-      await answer(res, answerOf(record.case, model, json.stream === true));
+      // Answered as the request arrived: a stream when it asks for one, with usage when it asks for that.
+      await answer(res, answerOf(record.case, model, json));
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve, reject) => {

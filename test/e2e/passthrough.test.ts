@@ -2,13 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUpstream } from '../../src/passthrough/upstream.js';
+import { startUpstream, type Upstream } from '../../src/passthrough/upstream.js';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer } from '../../src/reference/server.js';
 import type { ProbeResult, Report } from '../../src/report/model.js';
 import { cliCommand, interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { startPortkey, type Gateway } from '../helpers/portkey.js';
+import { startGateway, type GatewayMode } from '../helpers/rebuilding-gateway.js';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -67,7 +68,8 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(cell('out_of_range_temperature')).toMatchObject({ verdict: 'warn', observed: 'temperature changed on the way: sent 5, arrived 2' });
     expect(cell('out_of_range_top_p')).toMatchObject({ verdict: 'warn', observed: 'top_p changed on the way: sent 2, arrived 1' });
     // Valid values and every parameter chatprobe probes pass through as sent.
-    for (const id of ['max_tokens', 'max_completion_tokens', 'temperature', 'seed', 'stop', 'logprobs', 'response_format_json_schema', 'tools', 'user', 'stream']) {
+    // Top_p 0 and 1, presence_penalty at -2 and 2 and a tool's strict too (its openai provider's range is -2 … 2).
+    for (const id of ['max_tokens', 'max_completion_tokens', 'temperature', 'seed', 'stop', 'logprobs', 'response_format_json_schema', 'tools', 'user', 'stream', 'top_p_0', 'top_p_1', 'presence_penalty_min', 'presence_penalty_max', 'tools_strict']) {
       expect(cell(id).verdict, id).toBe('pass');
     }
   });
@@ -87,10 +89,18 @@ describe('chatprobe passthrough through the Portkey gateway (@portkey-ai/gateway
     expect(cell('response_error_string').observed).toContain('"openai error: undefined"');
     expect(cell('response_error_html').observed).toMatch(/the client got \{"html-message":/);
     expect(cell('response_rate_limited').findings.map((f) => f.code)).toEqual(['reshaped']);
+    // Portkey retries neither a 400 nor a 500 unless its config asks (its own `retry`): each reached the upstream once.
+    for (const id of ['retry_4xx', 'retry_5xx']) {
+      expect(cell(id).findings.map((f) => f.code), id).toEqual(['reshaped', 'not_retried']);
+      expect(cell(id).findings[1]!.message).toMatch(/^the gateway did not retry the upstream's HTTP [45]00 \(the upstream received the request once, chatprobe sent it once\)$/);
+    }
   });
 
-  it('sees answers and streams pass back unchanged and unbuffered', () => {
-    for (const id of ['response_extra_fields', 'response_logprobs', 'response_reasoning', 'response_tool_calls', 'response_usage', 'response_finish_reason', 'stream_frames', 'stream_usage', 'stream_timing']) {
+  it('sees answers and streams pass back unchanged and unbuffered: every piece once and in order, usage in a chunk of its own, none unasked, text/event-stream kept', () => {
+    for (const id of [
+      'response_extra_fields', 'response_logprobs', 'response_reasoning', 'response_tool_calls', 'response_usage', 'response_finish_reason', 'response_system_fingerprint', 'response_n', 'response_empty_content',
+      'stream_frames', 'stream_usage', 'stream_timing', 'stream_usage_unasked', 'stream_content_type',
+    ]) {
       expect(cell(id).verdict, `${id}: ${cell(id).observed}`).toBe('pass');
     }
   });
@@ -189,5 +199,96 @@ describe('chatprobe passthrough interrupted', () => {
       await gateway.close();
       await upstream.close();
     }
+  });
+});
+
+describe('chatprobe passthrough through imitations of a rebuilding gateway (test/helpers/rebuilding-gateway.ts)', () => {
+  let upstream: Upstream;
+  beforeAll(async () => {
+    upstream = await startUpstream({ models: ['chatprobe-upstream'] });
+  });
+  afterAll(() => upstream?.close());
+
+  /** Every case (or `cases`) through a gateway in `mode` to chatprobe upstream; the run and its report. */
+  async function through(mode: GatewayMode, cases?: string[]) {
+    const gateway = await startGateway(upstream.url, mode);
+    try {
+      const out = await tempDir();
+      const run = await runCli(
+        ['passthrough', '--base-url', gateway.url, '--upstream', upstream.url, '--models', 'chatprobe-upstream', '--out', out, '--quiet', ...(cases ? ['--cases', cases.join(',')] : [])],
+        { OPENAI_API_KEY: KEY },
+      );
+      const report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
+      const cell = (id: string): ProbeResult => report.results.find((r) => r.probe === `passthrough.${id}`)!;
+      return { run, report, cell };
+    } finally {
+      await gateway.close();
+    }
+  }
+
+  /** The cases of issue 31, and the stream cases whose claims now judge what the client assembles. */
+  const NEW = ['stream_frames', 'stream_usage', 'stream_usage_unasked', 'stream_content_type', 'response_system_fingerprint', 'tools_strict', 'response_n', 'response_empty_content', 'top_p_0', 'top_p_1', 'presence_penalty_min', 'presence_penalty_max', 'retry_4xx', 'retry_5xx'];
+
+  it('the control: a gateway that forwards bytes as they come gets no finding, in any case (exit 0)', async () => {
+    const { run, report, cell } = await through('faithful');
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of NEW) expect(cell(id), id).toBeDefined();
+    // stream_timing is left out: this imitation runs in the test's own process, whose event loop a loaded
+    // machine may hold up long enough to gather the upstream's chunks into a burst that is no gateway's.
+    const wrong = report.results.filter((r) => r.probe !== 'passthrough.stream_timing' && r.verdict !== 'pass');
+    expect(wrong.map((r) => `${r.probe} ${r.verdict}: ${r.observed}`)).toEqual([]);
+    expect(cell('retry_5xx').observed).toMatch(/^the gateway did not retry the upstream's HTTP 500 \(the upstream received the request once, chatprobe sent it once\)/);
+    expect(cell('stream_content_type').observed).toBe('Content-Type: text/event-stream received as the upstream sent it');
+  });
+
+  it('the control for streams: ids, nulls and key order rewritten are said as rewrites no client sees, and every stream case passes', async () => {
+    const { run, cell } = await through('tidy', ['model', 'stream_frames', 'stream_usage', 'stream_usage_unasked', 'stream_content_type']);
+    expect(run.code, run.stderr).toBe(0);
+    for (const id of ['stream_frames', 'stream_usage', 'stream_usage_unasked', 'stream_content_type']) expect(cell(id).verdict, `${id}: ${cell(id).observed}`).toBe('pass');
+    expect(cell('stream_frames').observed).toBe(
+      '9 events and [DONE] received as sent, but for rewrites no client sees (ids rewritten (every event); nulls added or dropped: system_fingerprint (every event); keys reordered (every event))',
+    );
+  });
+
+  it('the rebuilding gateway: the report names every change it makes (exit 1)', async () => {
+    const { run, report, cell } = await through('rebuilding');
+    expect(run.code, run.stderr).toBe(1);
+    // Every cell decided: nothing it does leaves chatprobe unable to judge, nor is any a harness error.
+    expect(report.results.filter((r) => r.probe !== 'passthrough.stream_timing' && (r.verdict === 'error' || r.verdict === 'inconclusive')).map((r) => `${r.probe}: ${r.observed}`)).toEqual([]);
+    const frames = cell('stream_frames');
+    expect(frames.verdict).toBe('fail');
+    expect(frames.observed).toContain('content: the client assembles "one two two three five four six six", the upstream sent "one two three four five six"');
+    expect(frames.observed).toContain('finish_reason "stop" came twice, the upstream sent it once');
+    expect(frames.observed).toContain('frame by frame: content " four" arrived out of order: after content " five" (the upstream sent it after content " three"); content " two" arrived twice, the upstream sent it once; content " six" arrived twice');
+    expect(frames.findings.find((f) => f.code === 'trivial')?.message).toContain('ids rewritten');
+
+    const usage = cell('stream_usage');
+    expect(usage.verdict).toBe('fail');
+    expect(usage.observed).toContain('the usage arrived inside a chunk that repeats content " six" and finish_reason "stop" (its choices not empty), not in a chunk of its own with choices: []');
+    expect(usage.observed).toContain('the last usage a client sees is {"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}, the upstream reported {"prompt_tokens":9,"completion_tokens":3,"total_tokens":12}');
+    expect(usage.findings.find((f) => f.code === 'usage_added')?.message).toMatch(/other event\(s\) carry usage the upstream never sent \(\{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0\}\): a client that keeps the last usage it sees may read 0$/);
+
+    expect(cell('stream_usage_unasked').findings.map((f) => f.code)).toEqual(expect.arrayContaining(['injected', 'usage_unasked']));
+    expect(cell('stream_usage_unasked').findings.find((f) => f.code === 'injected')?.message).toBe('the gateway added stream_options {"include_usage":true} to a stream that did not ask for usage');
+    expect(cell('stream_content_type')).toMatchObject({ verdict: 'fail' });
+    expect(cell('stream_content_type').findings.map((f) => f.code)).toContain('content_type_dropped');
+
+    expect(cell('response_system_fingerprint')).toMatchObject({ verdict: 'warn', observed: 'system_fingerprint was dropped: the upstream sent it, the client did not receive it' });
+    expect(cell('tools_strict')).toMatchObject({ verdict: 'fail', observed: 'tools[0].function.strict was dropped: the upstream recorded the request without it' });
+    expect(cell('response_n')).toMatchObject({ verdict: 'fail', observed: 'the upstream answered 2 choices (n: 2), the client received 1' });
+    expect(cell('response_empty_content')).toMatchObject({ verdict: 'warn', observed: 'choices[0].message.content changed on the way back: the upstream sent "", the client got null' });
+    expect(cell('top_p_0')).toMatchObject({ verdict: 'fail', observed: 'top_p was dropped: the upstream recorded the request without it' });
+    expect(cell('top_p_1')).toMatchObject({ verdict: 'fail', observed: 'top_p was dropped: the upstream recorded the request without it' });
+    expect(cell('presence_penalty_min')).toMatchObject({ verdict: 'fail', observed: 'presence_penalty changed on the way: sent -2, arrived 0' });
+    expect(cell('presence_penalty_max')).toMatchObject({ verdict: 'fail', observed: 'presence_penalty changed on the way: sent 2, arrived 1' });
+    expect(cell('retry_4xx')).toMatchObject({
+      verdict: 'warn',
+      observed: "the gateway retried the upstream's HTTP 400 twice (the upstream received the request 3 times, chatprobe sent it once): a refusal does not change on a retry, so each one costs a request for nothing",
+    });
+    expect(cell('retry_5xx')).toMatchObject({ verdict: 'pass' });
+    expect(cell('retry_5xx').observed).toMatch(/^the gateway retried the upstream's HTTP 500 twice \(the upstream received the request 3 times, chatprobe sent it once\)/);
+    // The other error answers it retried say so too; the values it leaves alone still pass.
+    expect(cell('response_error_openai').findings.map((f) => f.code)).toContain('sent_again');
+    for (const id of ['presence_penalty', 'top_p', 'tools', 'n', 'response_usage', 'response_tool_calls']) expect(cell(id).verdict, `${id}: ${cell(id).observed}`).toBe('pass');
   });
 });

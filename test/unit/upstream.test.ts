@@ -60,6 +60,25 @@ describe('chatprobe upstream', () => {
     expect((await records('8899aabbcc')).map((r) => r.case)).toEqual(['response_usage']);
   });
 
+  it('answers a request as it arrived: a stream ends with a usage chunk only when the request it received asks for usage', async () => {
+    const stream = async (c: string, extra: Record<string, unknown>) => {
+      const res = await request(`${up.url}/v1/chat/completions`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'pt-model', messages: [{ role: 'user', content: markerOf('0a0b0c0d0e', c) }], stream: true, ...extra }),
+        headers: { 'content-type': 'application/json' },
+      });
+      return { type: res.headers['content-type'], text: await res.body.text() };
+    };
+    const asked = await stream('stream_usage_unasked', { stream_options: { include_usage: true } });
+    expect(asked.type).toBe('text/event-stream');
+    expect(asked.text).toContain('"choices":[],"usage":{"prompt_tokens":9');
+    const unasked = await stream('stream_usage_unasked', {});
+    expect(unasked.text).not.toContain('"usage"');
+    expect(unasked.text.endsWith('data: [DONE]\n\n')).toBe(true);
+    // A case the upstream does not know gets the short default stream, usage as asked too.
+    expect((await stream('no_such_case', { stream_options: { include_usage: true } })).text).toContain('"usage"');
+  });
+
   it('keeps no body of a request without a marker (someone else’s, misrouted), and answers it plainly', async () => {
     const before = up.records.length;
     const answer = await post({ model: 'pt-model', messages: [{ role: 'user', content: 'a private prompt' }] });
