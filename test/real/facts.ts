@@ -2,7 +2,7 @@
  * The direct evidence of the truth table: what the real server does, asked as plainly as possible with
  * fetch, without any of chatprobe's code. docs/real-server-evidence.md records the same requests.
  */
-import { ask, calls, content, type Answer } from './llama.js';
+import { ask, calls, content, streamedContent, type Answer } from './llama.js';
 
 const COUNT = 'Count from 1 to 20, separated by commas. Write nothing else.';
 const NUMBER = 'Write a random six-digit number. Reply with the number only.';
@@ -35,6 +35,8 @@ export interface Facts {
   cappedCompletion: { tokens: number; finish: string };
   uncappedTokens: number;
   greedyRepeats: boolean;
+  /** The greedy counting request streamed (with include_usage) assembles into the text it gets unstreamed. */
+  greedyStreamMatches: boolean;
   distinctAtOne: number;
   seedRepeats: boolean;
   topPRepeats: boolean;
@@ -72,6 +74,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
 
   const uncapped = await chat({ messages: user(COUNT), temperature: 0, max_tokens: 48 });
   const greedy = content(uncapped);
+  const greedyStream = await chat({ messages: user(COUNT), temperature: 0, max_tokens: 48, stream: true, stream_options: { include_usage: true } });
   const at = Math.floor(greedy.length * 0.5);
   const stop = greedy.slice(at, at + 4);
   const stopped = await chat({ messages: user(COUNT), temperature: 0, max_tokens: 48, stop: [stop] });
@@ -148,6 +151,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     cappedCompletion: await chat({ messages: user(COUNT), temperature: 0, max_completion_tokens: 5 }).then((a) => ({ tokens: tokens(a), finish: finish(a) })),
     uncappedTokens: tokens(uncapped),
     greedyRepeats: same(t0),
+    greedyStreamMatches: greedyStream.status === 200 && greedy !== '' && streamedContent(greedyStream) === greedy,
     distinctAtOne: new Set(t1.map(content)).size,
     seedRepeats: same(seeded),
     topPRepeats: same(topP),

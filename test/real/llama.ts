@@ -83,4 +83,16 @@ export async function ask(base: string, body: unknown, init: { key?: string; raw
 }
 
 export const content = (a: Answer): string => a.body?.choices?.[0]?.message?.content ?? '';
+
+/** The content a client assembles from a streamed answer (`ask` with `stream: true`): every data event's delta joined. */
+export function streamedContent(a: Answer): string {
+  let text = '';
+  for (const line of a.text.split('\n')) {
+    const data = line.startsWith('data:') ? line.slice(5).trim() : '';
+    if (data === '' || data === '[DONE]') continue;
+    const piece = JSON.parse(data)?.choices?.[0]?.delta?.content;
+    if (typeof piece === 'string') text += piece;
+  }
+  return text;
+}
 export const calls = (a: Answer): unknown[] => a.body?.choices?.[0]?.message?.tool_calls ?? [];

@@ -118,6 +118,13 @@ export const ENDPOINT_EVIDENCE: Row[] = [
 ];
 
 export const TRUTH: Row[] = [
+  {
+    probe: 'streaming.integrity',
+    stops: 'pass',
+    runaway: 'pass',
+    because: 'at temperature 0 the counting request streamed assembles into the very text it gets unstreamed: llama-server sends every piece once, in order',
+    holds: both((f) => f.greedyStreamMatches),
+  },
   { probe: 'errors.missing_messages', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.missingMessagesStatus === 400) },
   { probe: 'errors.wrong_type', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.wrongTypeStatus === 400) },
   {
