@@ -5,8 +5,10 @@ import type { Exchange } from '../../src/engine/exchange.js';
 import { ModelCaller } from '../../src/engine/requests.js';
 import { learnRoom, noteRoom, NO_ROOM, ROOM_CAP, ROOM_FACTOR, ROOM_SLACK, roomFinding, withRoom, type ReasoningRoom } from '../../src/engine/room.js';
 import { judgeRecall } from '../../suites/support/roles.js';
+import { judgeBasicStream } from '../../suites/streaming/basic.js';
+import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
 import { LIMITS } from '../../suites/support/prompts.js';
-import { raw, refused, reply } from '../helpers/exchanges.js';
+import { delta, raw, refused, reply, streamed } from '../helpers/exchanges.js';
 
 /** A completion whose message and usage are given whole, as servers send reasoning. */
 function answer(message: Record<string, unknown>, usage?: Record<string, unknown>, finish = 'stop'): Exchange {
@@ -182,5 +184,28 @@ describe('an inconclusive cell cut by the limit says what room it had', () => {
     expect(noteRoom(judged, false, room)).toBe(judged);
     const honoured = { verdict: 'honoured' as const, observed: 'x' };
     expect(noteRoom(honoured, true, room)).toBe(honoured);
+  });
+});
+
+describe('answers whose whole limit the reasoning took (no room learnt) are no evidence of absence', () => {
+  it('streaming.basic: a stream cut before any content is inconclusive, not a stream without content', () => {
+    const cut = streamed([delta({ role: 'assistant', content: '' }), delta({ reasoning_content: 'step ' }), delta({ reasoning_content: 'step' }), delta({}, 'length')]);
+    const v = judgeBasicStream(cut);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toMatch(/cut by the output limit chatprobe sends before any content came \(9 characters of reasoning in delta\.reasoning_content before it\)/);
+    // Ended on its own with everything in the reasoning field: the content is missing (a gateway's mix-up).
+    const misrouted = streamed([delta({ role: 'assistant', content: '' }), delta({ reasoning_content: '1, 2, 3' }), delta({}, 'stop')]);
+    expect(judgeBasicStream(misrouted).verdict).toBe('fail');
+    expect(judgeBasicStream(streamed([delta({ role: 'assistant', content: '1, 2' }), delta({}, 'length')])).verdict).toBe('pass');
+  });
+
+  it('parameters.logprobs: no content token and no entry is inconclusive; content without entries is still ignored', () => {
+    const thought = answer({ content: '', reasoning_content: 'step step', logprobs: undefined }, counts(10, 16, 16), 'length');
+    const body = JSON.parse(thought.text) as { choices: Record<string, unknown>[] };
+    body.choices[0]!.logprobs = { content: [] };
+    const v = judgeLogprobs(raw(200, JSON.stringify(body)), reply('OK'));
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toMatch(/no content token to carry one: cut by the output limit chatprobe sends/);
+    expect(judgeLogprobs(reply('OK', { logprobs: { content: [] } }), reply('OK')).verdict).toBe('ignored');
   });
 });
