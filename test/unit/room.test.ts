@@ -140,6 +140,21 @@ describe('the room in a request', () => {
     ]);
   });
 
+  it('keeps the room when a model that refuses max_tokens gets its limit as max_completion_tokens', async () => {
+    const sent: string[] = [];
+    const answers: Exchange[] = [answer({ content: 'OK' }, counts(12, 11, 10)), refused(400, "Unsupported parameter: 'max_tokens'", { param: 'max_tokens' })];
+    const log = { send: (req: HttpRequest) => (sent.push(JSON.stringify(req.body)), Promise.resolve(answers.shift() ?? reply('OK'))) } as unknown as CallLog;
+    const caller = new ModelCaller(log, 'o-series');
+    await caller.smoke(undefined);
+    await caller.chat({ messages: [], max_tokens: 16 }, 'p');
+    await caller.chat({ messages: [], max_tokens: 16 }, 'p');
+    expect(sent.slice(1)).toEqual([
+      `{"model":"o-series","messages":[],"max_tokens":${16 + add}}`,
+      `{"model":"o-series","messages":[],"max_completion_tokens":${16 + add}}`,
+      `{"model":"o-series","messages":[],"max_completion_tokens":${16 + add}}`,
+    ]);
+  });
+
   it('remembers the calls sent with room that were cut anyway, not those sent as written', async () => {
     const cut = () => answer({ content: 'The tool says', reasoning_content: 'step' }, counts(10, 16, 4), 'length');
     let next: Exchange = answer({ content: 'OK', reasoning_content: 'One word.' }, counts(12, 11, 10));
