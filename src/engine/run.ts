@@ -408,8 +408,6 @@ export async function runAudit(
           state.smoke = smoke;
           state.entry.smoke = { durationMs: smoke.durationMs, evidence: smoke.callId };
           if (state.caller.runaway) state.entry.smoke.runaway = true;
-          const room = describeRoom(state.caller.room);
-          if (room) state.entry.smoke.reasoningRoom = { tokens: state.caller.room.kind === 'learned' ? state.caller.room.tokens : 0, why: room };
           if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
           if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
           // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
@@ -419,6 +417,10 @@ export async function runAudit(
             state.entry.advice = ADVICE[smoke.cause];
             state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
             if (smoke.status !== undefined) state.stopped.status = smoke.status;
+          } else {
+            // The room its limits get for its reasoning, for a row that is probed (engine/room.ts).
+            const room = describeRoom(state.caller.room);
+            if (room) state.entry.smoke.reasoningRoom = { tokens: state.caller.room.kind === 'learned' ? state.caller.room.tokens : 0, why: room };
           }
         } finally {
           smoking--;
