@@ -1,6 +1,7 @@
 import { oneLine } from '../boundary/text.js';
 import type { PlanSummary } from '../engine/run.js';
 import { extentText } from '../report/style.js';
+import { ROOM_FACTOR, ROOM_SLACK } from '../engine/room.js';
 
 /** The --dry-run plan as text: what would be sent, per area and per model. */
 export function renderPlan(plan: PlanSummary): string {
@@ -16,6 +17,8 @@ export function renderPlan(plan: PlanSummary): string {
     lines.push(`  ${a.area.padEnd(width)}  ${String(a.requests).padStart(4)} request(s)  ${String(a.maxTokens).padStart(5)} max tokens  (${a.probes} probes)`);
   }
   lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
+  const room = plan.reasoningRoom;
+  lines.push(`  a model whose smoke call shows reasoning: up to ${room.perModel} max tokens more (room for its reasoning on each limit: ${ROOM_FACTOR} × the smoke call's reasoning tokens + ${ROOM_SLACK}, at most ${room.perRequest} a request)`);
   if (plan.endpoint.probes > 0) {
     lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probes)`);
   }
@@ -23,7 +26,7 @@ export function renderPlan(plan: PlanSummary): string {
   else if (plan.billing) {
     lines.push('', `billing: through ${oneLine(plan.billing.route)} (${plan.billing.kind}, in ${plan.billing.unit}); its calls run last, one model at a time, each between two reads of the balance (GETs, not billed, not counted here)`);
   }
-  lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included)`);
+  lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included); up to +${plan.reasoningRoom.total} max tokens more if every model reasons`);
   lines.push('max tokens: the sum of the limits sent; a request without a limit counts the answer its prompt asks for.');
   return `${lines.join('\n')}\n`;
 }

@@ -97,9 +97,14 @@ export interface ChatOptions {
   /**
    * Send the output limit under the key the body names, even where the model refuses it: for the probes
    * of the limit keys themselves. Otherwise a `max_tokens` the model refuses (reasoning models) is sent
-   * as `max_completion_tokens` from then on.
+   * as `max_completion_tokens` from then on. The limit goes as written, with no room for reasoning.
    */
   raw?: boolean;
+  /**
+   * Send the output limit as written, with no room for a reasoning model's reasoning added (engine/room.ts):
+   * for limits a bill is compared with, or already sized for reasoning. `raw` implies it.
+   */
+  exact?: boolean;
   /** Send once: no second try of a 5xx (a billed call's deduction must belong to one attempt). */
   once?: boolean;
   /** The request slot a ctx.sequence() holds, for the calls made inside it. */
@@ -113,7 +118,8 @@ export interface ProbeContext {
   /**
    * POST /chat/completions with `model` set, not streamed (the body's own `stream` is kept if given).
    * The body must carry an output limit (`max_tokens` or `max_completion_tokens`): a model that never
-   * stops on its own must not stall the audit (verdict contract, rule 7). A 5xx is sent once more, so a
+   * stops on its own must not stall the audit (verdict contract, rule 7). On a model whose smoke call
+   * showed reasoning, the limit gets room for it (engine/room.ts) unless sent `raw` or `exact`. A 5xx is sent once more, so a
    * refusal can be told from a flaky channel (rule 8); the exchange keeps what the first try got.
    */
   chat(body: ChatBody, options?: ChatOptions): Promise<Exchange>;

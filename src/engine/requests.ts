@@ -3,6 +3,8 @@ import type { CallLog } from './calls.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { SMOKE_PROMPT, SMOKE_RETRY_LIMIT, type ChatBody, type ChatOptions } from './probe.js';
 import { LIMIT_KEYS, namesAny } from './verdicts.js';
+import { learnRoom, NO_ROOM, withRoom, type ReasoningRoom } from './room.js';
+import { readChoices } from '../spec/completion.js';
 import { setOwn } from '../own.js';
 
 /** Whether a request body carries an output limit (verdict contract, rule 7). */
@@ -80,6 +82,13 @@ export class ModelCaller {
   /** The calls that stalled the row, once STALL_AFTER in a row ran past --timeout. */
   stalled: string[] | undefined;
   private timeouts: string[] = [];
+  /** Room for the model's reasoning in its limits, learnt from the smoke call (engine/room.ts). */
+  room: ReasoningRoom = NO_ROOM;
+  /**
+   * Calls sent with room (or without it, for a model whose reasoning could not be measured) whose answer
+   * was cut by the limit: their cells say what room they had. Kept only for such models.
+   */
+  private readonly cutWithRoom = new Set<string>();
 
   constructor(
     private readonly log: CallLog,
@@ -98,9 +107,16 @@ export class ModelCaller {
   /**
    * The smoke call: the plain request with no optional parameter and no limit. If it does not end within
    * --timeout, it is sent once more with a small limit: a model that never stops on its own (a broken chat
-   * template or EOS token, common on local servers) still gets its row audited, with limits.
+   * template or EOS token, common on local servers) still gets its row audited, with limits. Its answer
+   * sets the room the model's later limits get for its reasoning (engine/room.ts).
    */
   async smoke(signal: AbortSignal | undefined): Promise<Exchange> {
+    const x = await this.plainRequest(signal);
+    this.room = learnRoom(x);
+    return x;
+  }
+
+  private async plainRequest(signal: AbortSignal | undefined): Promise<Exchange> {
     const messages = [{ role: 'user', content: SMOKE_PROMPT }];
     const first = await this.log.send({ method: 'POST', path: '/chat/completions', body: { model: this.model, messages } }, 'smoke', this.model);
     if (first.transport?.code !== 'timeout' || signal?.aborted) return first;
@@ -108,6 +124,11 @@ export class ModelCaller {
     if (!capped.ok) return first;
     this.runaway = first;
     return joined(first, capped, false);
+  }
+
+  /** Whether one of these calls went with the model's room (or its lack) and was cut by the limit. */
+  cutShort(calls: readonly string[]): boolean {
+    return this.cutWithRoom.size > 0 && calls.some((id) => this.cutWithRoom.has(id));
   }
 
   /**
@@ -139,12 +160,19 @@ export class ModelCaller {
       return x;
     };
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
-    return this.send(body, renamed, probe, options, stream, (first) => {
-      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return done(first);
+    // Room for the model's reasoning, unless the limit itself is judged or billed (engine/room.ts).
+    const roomy = !options.raw && !options.exact && this.room.kind !== 'none';
+    const sent = roomy ? withRoom(body, this.room) : body;
+    const seen = (x: Exchange): Exchange => {
+      if (roomy && finishedAtLimit(x)) this.cutWithRoom.add(x.callId);
+      return done(x);
+    };
+    return this.send(sent, renamed, probe, options, stream, (first) => {
+      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return seen(first);
       // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
       // for this request and every later one of the model.
       this.limitKey = 'max_completion_tokens';
-      return this.send(body, true, probe, options, stream, (second) => done(joined(first, second, false)));
+      return this.send(sent, true, probe, options, stream, (second) => seen(joined(first, second, false)));
     });
   }
 
@@ -166,4 +194,11 @@ export class ModelCaller {
       return once().then((again) => then(joined(x, this.note(again), true)));
     });
   }
+}
+
+/** Whether an answer (a body, or a stream as assembled) ended with finish_reason "length". */
+function finishedAtLimit(x: Exchange): boolean {
+  const assembled = (x as Partial<StreamExchange>).assembled;
+  if (assembled) return assembled.choices.get(0)?.finishReasons.includes('length') ?? false;
+  return x.ok && readChoices(x.json)[0]?.finishReason === 'length';
 }

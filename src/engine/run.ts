@@ -20,6 +20,7 @@ import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
 import { CannotTestError } from './errors.js';
 import type { RecordedCall } from '../report/har.js';
 import { ReadyQueue } from './queue.js';
+import { describeRoom, noteRoom, ROOM_CAP } from './room.js';
 import { LoopLag } from './lag.js';
 
 export interface AuditHooks {
@@ -107,6 +108,12 @@ export interface PlanSummary {
   /** The balance route the billing probes read, or why they do not run. */
   billing: Report['billing'];
   total: { requests: number; maxTokens: number };
+  /**
+   * What room for reasoning may add, beyond `maxTokens`, on a model whose smoke call shows reasoning
+   * (engine/room.ts): at most `perRequest` on each of its requests but the smoke call; `total` if every
+   * model called reasons. Unknown before the smoke calls: a bound, not an estimate.
+   */
+  reasoningRoom: { perRequest: number; perModel: number; total: number };
 }
 
 /** The connection an audit (or a dry run) talks through: the client and the call log. */
@@ -185,7 +192,11 @@ export async function planAudit(options: AuditOptions, probes: readonly ProbeDef
       requests: 1 + endpoint.requests + called * perModel.requests,
       maxTokens: endpoint.maxTokens + called * perModel.maxTokens,
     };
-    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total, billing: billingNote(billing) };
+    // Room for reasoning goes only to models whose smoke call shows it, at most ROOM_CAP a request: counted
+    // on every request but the smoke call (those sent as written, the limit and billing probes', included).
+    const roomPerModel = own.requests * ROOM_CAP;
+    const reasoningRoom = { perRequest: ROOM_CAP, perModel: roomPerModel, total: called * roomPerModel };
+    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total, billing: billingNote(billing), reasoningRoom };
   } finally {
     await client.close();
   }
@@ -300,7 +311,10 @@ export async function runAudit(
       // calls that had all answered (the smoke call alone, say) keeps its verdict: nothing of it was cut.
       const stop = stopped();
       if (stop && (threw || evidence.some((id) => log.cutByStop(id)))) verdict = stop;
-      else if (verdict.verdict === 'inconclusive') verdict = withErrorBodies(verdict, evidence, log);
+      else if (verdict.verdict === 'inconclusive') {
+        // An answer cut by our limit on a model that reasons (or may) says what room for reasoning it had.
+        verdict = noteRoom(withErrorBodies(verdict, evidence, log), state.caller.cutShort(evidence), state.caller.room);
+      }
       emit(result(resultModel, p, verdict, distinct(evidence), performance.now() - t));
       release(state);
     };
@@ -403,6 +417,10 @@ export async function runAudit(
             state.entry.advice = ADVICE[smoke.cause];
             state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
             if (smoke.status !== undefined) state.stopped.status = smoke.status;
+          } else {
+            // The room its limits get for its reasoning, for a row that is probed (engine/room.ts).
+            const room = describeRoom(state.caller.room);
+            if (room) state.entry.smoke.reasoningRoom = { tokens: state.caller.room.kind === 'learned' ? state.caller.room.tokens : 0, why: room };
           }
         } finally {
           smoking--;

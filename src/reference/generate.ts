@@ -112,7 +112,7 @@ function oneChoice(
   }
   let tokens = tokenize(text);
   // A gateway's own cap replaces whatever limit the client sent.
-  const limit = quirks.outputCap ?? (has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : undefined);
+  const limit = quirks.outputCap ?? (has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : quirks.defaultLimit);
   // The reasoning comes first and counts against the limit: what is left is the answer's room.
   let spent = thinking;
   let said = reasoning;

@@ -157,6 +157,9 @@ export const Quirks = z.object({
   favourite: z.number().min(0).max(1).optional(),
   /** A gateway cap: every answer is cut at this many tokens, whatever limit the client sent (which is dropped). */
   outputCap: z.number().int().min(1).optional(),
+  /** The limit a request that sends none gets (Cloudflare Workers AI defaults max_tokens to 256): a reasoning
+   *  model's plain answer can end inside its reasoning. */
+  defaultLimit: z.number().int().min(1).optional(),
   /** json_schema is treated as json_object (a gateway or server that downgrades structured output). */
   jsonSchemaAsJsonMode: z.boolean().default(false),
   /** The matched stop string is kept at the end of the answer (TGI does this). */

@@ -134,6 +134,11 @@ export const ModelEntry = z.object({
       message: z.string().optional(),
       /** The uncapped first try ran past --timeout and a capped retry answered: the model does not stop on its own. */
       runaway: z.boolean().optional(),
+      /**
+       * The answer shows reasoning (or could not be read): the room for it added to the model's later output
+       * limits (0: none, `why` says why), learnt from this call (engine/room.ts).
+       */
+      reasoningRoom: z.object({ tokens: z.number().int(), why: z.string() }).optional(),
     })
     .optional(),
   metrics: StreamMetrics.optional(),

@@ -1,6 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
-import { honoured, ignored, refusal, unreadable } from '../../src/engine/verdicts.js';
+import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
+import { readChoices } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
 import type { Finding } from '../../src/report/model.js';
 import { contentOf } from '../support/params.js';
@@ -24,7 +25,15 @@ export function judgeLogprobs(x: Exchange, control: Exchange): ProbeVerdict {
     return ignored(`expected choices[0].logprobs.content[], got keys ${JSON.stringify(Object.keys(lp))}`);
   }
   const entries = lp.content.filter(isObject);
-  if (entries.length === 0) return ignored('expected one logprobs entry per token, got an empty logprobs.content');
+  if (entries.length === 0) {
+    // No content token, no entry: an answer whose limit the reasoning took (or that said nothing) shows nothing.
+    const finish = readChoices(x.json)[0]?.finishReason;
+    if (contentOf(x) === '') {
+      const why = finish === 'length' ? 'cut by the output limit chatprobe sends before any content (reasoning first, or nothing)' : `finish_reason ${JSON.stringify(finish ?? null)}`;
+      return inconclusive(`expected one logprobs entry per token, got an empty logprobs.content, but the answer has no content token to carry one: ${why}`);
+    }
+    return ignored('expected one logprobs entry per token, got an empty logprobs.content');
+  }
   const findings: Finding[] = [];
   const text = entries.map((e) => (typeof e.token === 'string' ? e.token : '')).join('');
   const content = contentOf(x);
@@ -42,7 +51,7 @@ export default defineProbe({
   area: 'parameters',
   kind: 'capability',
   requirement: `logprobs: true with top_logprobs: ${TOP} returns choices[].logprobs.content[], one entry per token with ${TOP} alternatives, logprob ≤ 0, tokens concatenating to the content.`,
-  verdicts: ['honoured', 'ignored', 'rejected'],
+  verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   run: async (ctx) => judgeLogprobs(await ctx.chat({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word, logprobs: true, top_logprobs: TOP }), ctx.control()),
 });

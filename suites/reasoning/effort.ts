@@ -61,7 +61,8 @@ export default defineProbe({
   async run(ctx) {
     const skip = notReasoning(ctx.control());
     if (skip) return inconclusive(`skipped: ${skip}`);
-    const ask = (effort: string, limit = REASONING_LIMIT) => ctx.chat({ messages: [user(THINKING_PROMPT)], reasoning_effort: effort, max_tokens: limit });
+    // The limit is sized for a reasoning model already: sent as written, with no room added (engine/room.ts).
+    const ask = (effort: string, limit = REASONING_LIMIT) => ctx.chat({ messages: [user(THINKING_PROMPT)], reasoning_effort: effort, max_tokens: limit }, { exact: true });
     const samples = (effort: string) => Promise.all(Array.from({ length: EFFORT_SAMPLES }, () => ask(effort)));
     const [lows, highs, bogus] = await Promise.all([samples('low'), samples('high'), ask('extreme', 16)]);
     return judgeEffort(lows, highs, bogus, ctx.control());

@@ -100,7 +100,8 @@ export const METERED_SET = defineShared<MeteredSet>({
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
     let before = start.used;
     for (const call of CALLS) {
-      const x = call.stream ? await ctx.stream(call.body, { once: true }) : await ctx.chat(call.body, { once: true });
+      // Sent once, and with the limits as written: the bill is compared with them (no room for reasoning).
+      const x = call.stream ? await ctx.stream(call.body, { once: true, exact: true }) : await ctx.chat(call.body, { once: true, exact: true });
       const after = await settle(m, before, set.windowMs);
       if ('problem' in after) return { ...set, unmeasurable: after.problem };
       const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before };

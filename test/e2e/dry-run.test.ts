@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { runCli } from '../helpers/cli.js';
+import { ROOM_CAP } from '../../src/engine/room.js';
 
 const KEY = 'sk-dry-run';
 
@@ -31,6 +32,15 @@ describe('--dry-run', () => {
     expect(total, run.stdout).not.toBeNull();
     expect(Number(total![1])).toBeLessThanOrEqual(80);
     expect(Number(total![2])).toBeLessThanOrEqual(5000);
+    // What room for reasoning may add on a model whose smoke call shows it: a bound, said beside the total.
+    expect(run.stdout).toMatch(new RegExp(`a model whose smoke call shows reasoning: up to ${(Number(total![1]) - 1) * ROOM_CAP} max tokens more \\(room for its reasoning on each limit: 2 × the smoke call's reasoning tokens \\+ 16, at most ${ROOM_CAP} a request\\)`));
+    expect(run.stdout).toMatch(/whole run: \d+ request\(s\), \d+ max tokens \(GET \/models included\); up to \+\d+ max tokens more if every model reasons/);
+  });
+
+  it('bounds what room for reasoning adds: at most ROOM_CAP on each request of a model but its smoke call', async () => {
+    const plan = JSON.parse((await runCli(['--base-url', server.url, '--dry-run', '--json'], { OPENAI_API_KEY: KEY })).stdout);
+    const called = plan.models.filter((m: { call: boolean }) => m.call).length;
+    expect(plan.reasoningRoom).toEqual({ perRequest: ROOM_CAP, perModel: (plan.perModel.requests - 1) * ROOM_CAP, total: called * (plan.perModel.requests - 1) * ROOM_CAP });
   });
 
   it('prices the role catalogue alone at 17 requests a model at most', async () => {
