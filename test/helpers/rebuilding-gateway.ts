@@ -91,6 +91,14 @@ function blocks(up: IncomingMessage, onBlock: (block: string) => void, onEnd: ()
   });
 }
 
+/** The data of one SSE event block, its data lines joined. */
+const dataOf = (block: string): string =>
+  block
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .map((l) => l.replace(/^data: ?/, ''))
+    .join('\n');
+
 /** The racing, rebuilt stream of `rebuilding` (see above). */
 function racingStream(up: IncomingMessage, res: ServerResponse): void {
   res.writeHead(200, { 'cache-control': 'no-cache' });
@@ -103,11 +111,7 @@ function racingStream(up: IncomingMessage, res: ServerResponse): void {
   blocks(
     up,
     (block) => {
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.replace(/^data: ?/, ''))
-        .join('\n');
+      const data = dataOf(block);
       if (!data) return;
       if (data.trim() === '[DONE]') {
         if (finish) emit(mine(finish));
@@ -154,11 +158,7 @@ function tidyStream(up: IncomingMessage, res: ServerResponse): void {
   blocks(
     up,
     (block) => {
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.replace(/^data: ?/, ''))
-        .join('\n');
+      const data = dataOf(block);
       if (!data) return;
       if (data.trim() === '[DONE]') {
         res.write('data: [DONE]\n\n');
