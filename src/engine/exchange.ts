@@ -4,11 +4,13 @@ import { decodeResponse } from '../http/encoding.js';
 import { readSse, SseReader, type SseFacts } from '../http/sse.js';
 import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
+import { readError, type ErrorShape } from '../spec/error.js';
 import type { Cause } from '../report/model.js';
 import { diagnose } from './diagnose.js';
 
-/** The shape an error body came in: OpenAI's envelope or one of the dozen others seen in the wild. */
-export type ErrorShape = 'openai' | 'error_string' | 'fastapi' | 'top_level' | 'array' | 'json_other' | 'html' | 'text' | 'empty';
+// The one error reader lives with the other readers of server data (spec/error.ts); named here too for
+// the modules that took it from the exchange.
+export { readError, type ErrorShape } from '../spec/error.js';
 
 /** One call as a probe sees it, raw: secrets are removed at the output boundary, not here. */
 export interface Exchange {
@@ -347,55 +349,4 @@ function requestIdOf(headers: Record<string, string>, json: unknown): string | u
     if (v) return v;
   }
   return isObject(json) && typeof json.id === 'string' ? json.id : undefined;
-}
-
-const str = (v: unknown): string | undefined =>
-  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-
-/** Reads an error body in any of the shapes real servers use. */
-export function readError(
-  json: unknown,
-  text: string,
-  contentType: string,
-): { message: string | undefined; code: string | undefined; param?: string | undefined; shape: ErrorShape } {
-  if (text.trim() === '') return { message: undefined, code: undefined, shape: 'empty' };
-  if (json === undefined) {
-    if (contentType.includes('html') || /^\s*<(!doctype|html)/i.test(text)) {
-      const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-      return { message: title || 'an HTML page', code: undefined, shape: 'html' };
-    }
-    return { message: text.trim().slice(0, 300), code: undefined, shape: 'text' };
-  }
-  if (Array.isArray(json)) {
-    const first = json[0];
-    const inner = isObject(first) && isObject(first.error) ? first.error : first;
-    return {
-      message: isObject(inner) ? str(inner.message) : str(inner),
-      code: isObject(inner) ? (str(inner.code) ?? str(inner.status)) : undefined,
-      shape: 'array',
-    };
-  }
-  if (!isObject(json)) return { message: String(json).slice(0, 300), code: undefined, shape: 'json_other' };
-  if (isObject(json.error)) {
-    const e = json.error;
-    return { message: str(e.message), code: str(e.code) ?? str(e.type), param: str(e.param), shape: 'openai' };
-  }
-  if (typeof json.error === 'string') {
-    // Node gateways send the reason phrase as `error` and what went wrong as `message`:
-    // {"error": "Internal Server Error", "message": "OpenAI API Error (500): image input is not supported"}.
-    const message = typeof json.message === 'string' && json.message.trim() !== '' ? json.message : json.error;
-    return { message, code: str(json.code), shape: 'error_string' };
-  }
-  if ('detail' in json) {
-    const d = json.detail;
-    const message = typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => (isObject(x) ? str(x.msg) : str(x))).join('; ') : JSON.stringify(d);
-    // pydantic puts the offending field last in `loc` and the error kind in `type` (extra_forbidden, …).
-    const first = Array.isArray(d) && isObject(d[0]) ? d[0] : undefined;
-    const loc = first && Array.isArray(first.loc) ? str(first.loc.at(-1)) : undefined;
-    return { message, code: first ? str(first.type) : undefined, param: loc, shape: 'fastapi' };
-  }
-  if (json.object === 'error' || typeof json.message === 'string') {
-    return { message: str(json.message), code: str(json.code) ?? str(json.type), param: str(json.param), shape: 'top_level' };
-  }
-  return { message: text.slice(0, 300), code: undefined, shape: 'json_other' };
 }

@@ -1,4 +1,5 @@
 import type { SseEvent } from '../http/sse.js';
+import { errorMember, type ErrorRead } from './error.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import type { Usage } from './usage.js';
 import { readUsage } from './usage.js';
@@ -18,8 +19,8 @@ export interface AssembledStream {
   afterDone: number;
   /** How many of `chunks` came before `[DONE]` (all of them when there was none). */
   chunksBeforeDone: number;
-  /** Chunks carrying an `error` member: an error reported in-band after a 200. */
-  errors: unknown[];
+  /** Chunks carrying an `error` member (not null): an error reported in-band after a 200, as read (spec/error.ts). */
+  errors: ErrorRead[];
   /** Distinct chunk ids, the first few; `idCount` counts them all (up to MAX_COUNTED_IDS). */
   ids: string[];
   idCount: number;
@@ -181,7 +182,11 @@ export class StreamAssembler {
       this.keptChars += data.length;
     }
     if (!isObject(chunk)) return;
-    if ('error' in chunk && out.errors.length < MAX_KEPT) out.errors.push(chunk.error);
+    // `"error": null` beside a chunk's choices is no error (errorIn2xx reads a body the same way).
+    if (out.errors.length < MAX_KEPT) {
+      const error = errorMember(chunk);
+      if (error) out.errors.push(error);
+    }
     if (typeof chunk.id === 'string' && this.seenIds.size < MAX_COUNTED_IDS && !this.seenIds.has(chunk.id)) {
       this.seenIds.add(chunk.id);
       out.idCount = this.seenIds.size;
