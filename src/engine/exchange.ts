@@ -1,16 +1,19 @@
 import { MAX_JSON_DEPTH, tooDeep } from '../spec/json-depth.js';
 import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
-import { readSse, SseReader, type SseFacts } from '../http/sse.js';
-import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
+import { SseReader, type SseFacts } from '../http/sse.js';
+import { isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
 import { readError, type ErrorShape } from '../spec/error.js';
+import { choicesCut, MAX_CHOICES, MAX_TOOL_CALLS } from '../spec/completion.js';
 import type { Cause } from '../report/model.js';
 import { diagnose } from './diagnose.js';
 
 // The one error reader lives with the other readers of server data (spec/error.ts); named here too for
 // the modules that took it from the exchange.
 export { readError, type ErrorShape } from '../spec/error.js';
+/** Choices read from one body (spec/completion.ts). */
+export { MAX_CHOICES } from '../spec/completion.js';
 
 /** One call as a probe sees it, raw: secrets are removed at the output boundary, not here. */
 export interface Exchange {
@@ -76,8 +79,6 @@ export const KEPT_TEXT_CHARS = 64 * 1024;
 /** A string of its own: a slice of a large string would keep the large one alive. */
 const flatCopy = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
-/** Choices read from one body: n probes ask for 2 or 3. */
-export const MAX_CHOICES = 64;
 
 const REQUEST_ID_HEADERS = [
   'x-request-id',
@@ -220,6 +221,9 @@ export function toExchange(callId: string, req: HttpRequest, raw: HttpResponse, 
     cuts.push(`the body carried ${json.choices.length} choices; chatprobe read the first ${MAX_CHOICES}`);
     json.choices = json.choices.slice(0, MAX_CHOICES);
   }
+  if (choicesCut(json)) {
+    cuts.push(`an answer's text passed ${MAX_TEXT} characters, or its tool calls ${MAX_TOOL_CALLS}: chatprobe read that much of it`);
+  }
   const status = res.status;
   const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
   const headers = res.headers;
@@ -303,10 +307,20 @@ export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResp
   let eventCount: number;
   if (sunk) ({ facts, assembled, eventCount } = sunk);
   else {
-    const read = readSse(res.chunks, res.durationMs);
-    ({ facts } = read);
-    assembled = assembleStream(read.events);
-    eventCount = read.events.length;
+    // Read as a sink reads it, event by event: the events are assembled as they come, not gathered.
+    const assembler = new StreamAssembler();
+    let count = 0;
+    const reader = new SseReader({
+      onEvent: (ev) => {
+        count++;
+        assembler.push(ev);
+      },
+    });
+    for (const chunk of res.chunks) reader.push(chunk.bytes, chunk.at);
+    reader.end(res.durationMs);
+    facts = reader.facts;
+    assembled = assembler.result;
+    eventCount = count;
   }
   if (assembled.textCut) base.cuts.push(`an answer's text passed ${MAX_TEXT} characters: chatprobe kept that much of it and read the rest`);
   const gapsMs: number[] = [];
