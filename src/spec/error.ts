@@ -164,7 +164,9 @@ function readJson(json: unknown, text: string): ErrorRead {
   if (json.errors !== undefined && json.errors !== null && !hasMessage) {
     const list = json.errors;
     const first = Array.isArray(list) && isObject(list[0]) ? list[0] : undefined;
-    return result('errors_list', messageIn(list, 0) ?? preview(list), first ? name(first.code) : undefined, first ? name(first.param) : undefined, statusIn(json) ?? (first ? statusIn(first) : undefined));
+    // The field an entry is about goes by several names: `param`, `field`, or a JSON path.
+    const param = first ? (name(first.param) ?? name(first.field) ?? name(first.path)) : undefined;
+    return result('errors_list', messageIn(list, 0) ?? preview(list), first ? name(first.code) : undefined, param, statusIn(json) ?? (first ? statusIn(first) : undefined));
   }
   if (json.object === 'error' || hasMessage) {
     let message = messageIn(topMessage, 1) ?? shownValue(topMessage);

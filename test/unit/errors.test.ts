@@ -70,6 +70,7 @@ describe('readError: every shape real servers send', () => {
   it('reads {errors: [...]} of objects or strings, and Google\'s array of errors', () => {
     expect(read({ success: false, errors: [{ code: 7003, message: 'No route for that URI' }], result: null })).toMatchObject({ message: 'No route for that URI', code: '7003', shape: 'errors_list' });
     expect(read({ errors: ['n must be 1', 'stop is too long'] })).toMatchObject({ message: 'n must be 1; stop is too long', shape: 'errors_list' });
+    expect(read({ errors: [{ message: 'is invalid', field: 'temperature' }] })).toMatchObject({ message: 'is invalid', param: 'temperature', shape: 'errors_list' });
     expect(read([{ error: { code: 400, message: 'first', status: 'INVALID_ARGUMENT' } }, { error: { message: 'second' } }])).toMatchObject({ message: 'first; second', code: '400', status: 400, shape: 'array' });
   });
 
