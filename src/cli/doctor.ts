@@ -41,7 +41,9 @@ export function doctorChecks(m: ModelEntry): DoctorCheck[] {
   const failing = m.cause ? STEPS.find((s) => s.causes.includes(m.cause!)) : undefined;
   const unanswered = m.cause !== undefined && NO_ANSWER.includes(m.cause);
   const failure = (): DoctorCheck => ({ name: failing?.name ?? 'smoke call', state: 'fail', seen: oneLine(m.smoke?.message ?? m.cause!), advice: ADVICE[m.cause!] });
-  const answer = m.smoke ? `HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message ? ` (${oneLine(m.smoke.message)})` : ''}` : 'no smoke call';
+  // A 2xx whose body is an error (the message then says so, read by spec/error.ts) answered nothing.
+  const errorIn2xx = m.smoke?.status !== undefined && m.smoke.status >= 200 && m.smoke.status < 300 && m.smoke.message !== undefined;
+  const answer = m.smoke ? `HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message && !errorIn2xx ? ` (${oneLine(m.smoke.message)})` : ''}` : 'no smoke call';
   for (const step of STEPS) {
     if (step === failing) return [...checks, failure()];
     if (step === STEPS[0]) {
@@ -56,7 +58,10 @@ export function doctorChecks(m: ModelEntry): DoctorCheck[] {
   }
   // A cause no step names (the run stopped, our own failure): said last, never as a pass.
   if (m.cause) return [...checks, failure()];
-  // Not a check that stops an audit: the model is audited with limits. But operators fix it here.
+  // Not checks that stop an audit, but operators fix them here: an error in a success, a model that does not stop.
+  if (errorIn2xx) {
+    checks.push({ name: 'answers in its 2xx', state: 'note', seen: oneLine(m.smoke!.message!), advice: 'clients read an error inside a success as an answer: check the upstream channel serving this model' });
+  }
   if (m.smoke?.runaway) {
     checks.push({ name: 'stops on its own', state: 'note', seen: 'no answer without a limit within --timeout, one with a limit', advice: 'check the chat template and EOS token' });
   }

@@ -3,6 +3,8 @@ import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import { isObject } from '../spec/stream.js';
+import { MAX_JSON_DEPTH, valueDepthOver } from '../spec/json-depth.js';
+import { setOwn } from '../own.js';
 import { describeFailure, ourCut } from './verdicts.js';
 
 export interface ListedModel {
@@ -117,12 +119,37 @@ function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
   for (const entry of data) {
     if (!isObject(entry) || typeof entry.id !== 'string' || entry.id === '' || seen.has(entry.id)) continue;
     seen.add(entry.id);
-    const extra = Object.fromEntries(Object.entries(entry).filter(([k]) => !STANDARD_KEYS.has(k)));
+    const extra = declaredOf(entry);
     models.push({
       id: entry.id,
       ownedBy: typeof entry.owned_by === 'string' ? entry.owned_by : undefined,
-      declared: Object.keys(extra).length > 0 ? extra : undefined,
+      declared: extra,
     });
   }
   return models;
 }
+
+/** Extra keys kept per /models entry: gateways declare a dozen (the output boundary shows fifty). */
+export const MAX_DECLARED_KEYS = 64;
+
+/**
+ * A /models entry's keys beyond the standard four, bounded: the first MAX_DECLARED_KEYS of them, and a
+ * value nested deeper than MAX_JSON_DEPTH replaced by a note of our cut (the list is parsed at any depth,
+ * and nothing deeper is held anywhere else in a run).
+ */
+function declaredOf(entry: Record<string, unknown>): Record<string, unknown> | undefined {
+  let out: Record<string, unknown> | undefined;
+  let n = 0;
+  for (const key in entry) {
+    if (!Object.hasOwn(entry, key) || STANDARD_KEYS.has(key)) continue;
+    out ??= {};
+    if (++n > MAX_DECLARED_KEYS) {
+      setOwn(out, '…', 'more keys cut by chatprobe');
+      break;
+    }
+    const v = entry[key];
+    setOwn(out, key, valueDepthOver(v, MAX_JSON_DEPTH) ? `[nested deeper than ${MAX_JSON_DEPTH} levels: cut by chatprobe]` : v);
+  }
+  return out;
+}
+

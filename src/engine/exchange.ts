@@ -1,14 +1,19 @@
 import { MAX_JSON_DEPTH, tooDeep } from '../spec/json-depth.js';
 import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
-import { readSse, SseReader, type SseFacts } from '../http/sse.js';
-import { assembleStream, isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
+import { SseReader, type SseFacts } from '../http/sse.js';
+import { isObject, MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
 import { readUsage, type Usage } from '../spec/usage.js';
+import { readError, type ErrorShape } from '../spec/error.js';
+import { choicesCut, MAX_CHOICES, MAX_TOOL_CALLS } from '../spec/completion.js';
 import type { Cause } from '../report/model.js';
 import { diagnose } from './diagnose.js';
 
-/** The shape an error body came in: OpenAI's envelope or one of the dozen others seen in the wild. */
-export type ErrorShape = 'openai' | 'error_string' | 'fastapi' | 'top_level' | 'array' | 'json_other' | 'html' | 'text' | 'empty';
+// The one error reader lives with the other readers of server data (spec/error.ts); named here too for
+// the modules that took it from the exchange.
+export { readError, type ErrorShape } from '../spec/error.js';
+/** Choices read from one body (spec/completion.ts). */
+export { MAX_CHOICES } from '../spec/completion.js';
 
 /** One call as a probe sees it, raw: secrets are removed at the output boundary, not here. */
 export interface Exchange {
@@ -74,8 +79,6 @@ export const KEPT_TEXT_CHARS = 64 * 1024;
 /** A string of its own: a slice of a large string would keep the large one alive. */
 const flatCopy = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 
-/** Choices read from one body: n probes ask for 2 or 3. */
-export const MAX_CHOICES = 64;
 
 const REQUEST_ID_HEADERS = [
   'x-request-id',
@@ -218,6 +221,9 @@ export function toExchange(callId: string, req: HttpRequest, raw: HttpResponse, 
     cuts.push(`the body carried ${json.choices.length} choices; chatprobe read the first ${MAX_CHOICES}`);
     json.choices = json.choices.slice(0, MAX_CHOICES);
   }
+  if (choicesCut(json)) {
+    cuts.push(`an answer's text passed ${MAX_TEXT} characters, or its tool calls ${MAX_TOOL_CALLS}: chatprobe read that much of it`);
+  }
   const status = res.status;
   const ok = status !== undefined && status >= 200 && status < 300 && !res.transport;
   const headers = res.headers;
@@ -301,10 +307,20 @@ export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResp
   let eventCount: number;
   if (sunk) ({ facts, assembled, eventCount } = sunk);
   else {
-    const read = readSse(res.chunks, res.durationMs);
-    ({ facts } = read);
-    assembled = assembleStream(read.events);
-    eventCount = read.events.length;
+    // Read as a sink reads it, event by event: the events are assembled as they come, not gathered.
+    const assembler = new StreamAssembler();
+    let count = 0;
+    const reader = new SseReader({
+      onEvent: (ev) => {
+        count++;
+        assembler.push(ev);
+      },
+    });
+    for (const chunk of res.chunks) reader.push(chunk.bytes, chunk.at);
+    reader.end(res.durationMs);
+    facts = reader.facts;
+    assembled = assembler.result;
+    eventCount = count;
   }
   if (assembled.textCut) base.cuts.push(`an answer's text passed ${MAX_TEXT} characters: chatprobe kept that much of it and read the rest`);
   const gapsMs: number[] = [];
@@ -347,55 +363,4 @@ function requestIdOf(headers: Record<string, string>, json: unknown): string | u
     if (v) return v;
   }
   return isObject(json) && typeof json.id === 'string' ? json.id : undefined;
-}
-
-const str = (v: unknown): string | undefined =>
-  typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-
-/** Reads an error body in any of the shapes real servers use. */
-export function readError(
-  json: unknown,
-  text: string,
-  contentType: string,
-): { message: string | undefined; code: string | undefined; param?: string | undefined; shape: ErrorShape } {
-  if (text.trim() === '') return { message: undefined, code: undefined, shape: 'empty' };
-  if (json === undefined) {
-    if (contentType.includes('html') || /^\s*<(!doctype|html)/i.test(text)) {
-      const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-      return { message: title || 'an HTML page', code: undefined, shape: 'html' };
-    }
-    return { message: text.trim().slice(0, 300), code: undefined, shape: 'text' };
-  }
-  if (Array.isArray(json)) {
-    const first = json[0];
-    const inner = isObject(first) && isObject(first.error) ? first.error : first;
-    return {
-      message: isObject(inner) ? str(inner.message) : str(inner),
-      code: isObject(inner) ? (str(inner.code) ?? str(inner.status)) : undefined,
-      shape: 'array',
-    };
-  }
-  if (!isObject(json)) return { message: String(json).slice(0, 300), code: undefined, shape: 'json_other' };
-  if (isObject(json.error)) {
-    const e = json.error;
-    return { message: str(e.message), code: str(e.code) ?? str(e.type), param: str(e.param), shape: 'openai' };
-  }
-  if (typeof json.error === 'string') {
-    // Node gateways send the reason phrase as `error` and what went wrong as `message`:
-    // {"error": "Internal Server Error", "message": "OpenAI API Error (500): image input is not supported"}.
-    const message = typeof json.message === 'string' && json.message.trim() !== '' ? json.message : json.error;
-    return { message, code: str(json.code), shape: 'error_string' };
-  }
-  if ('detail' in json) {
-    const d = json.detail;
-    const message = typeof d === 'string' ? d : Array.isArray(d) ? d.map((x) => (isObject(x) ? str(x.msg) : str(x))).join('; ') : JSON.stringify(d);
-    // pydantic puts the offending field last in `loc` and the error kind in `type` (extra_forbidden, …).
-    const first = Array.isArray(d) && isObject(d[0]) ? d[0] : undefined;
-    const loc = first && Array.isArray(first.loc) ? str(first.loc.at(-1)) : undefined;
-    return { message, code: first ? str(first.type) : undefined, param: loc, shape: 'fastapi' };
-  }
-  if (json.object === 'error' || typeof json.message === 'string') {
-    return { message: str(json.message), code: str(json.code) ?? str(json.type), param: str(json.param), shape: 'top_level' };
-  }
-  return { message: text.slice(0, 300), code: undefined, shape: 'json_other' };
 }

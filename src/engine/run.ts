@@ -11,7 +11,8 @@ import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
-import { describeFailure } from './verdicts.js';
+import { answerProblem, describeFailure } from './verdicts.js';
+import { errorIn2xx } from '../spec/completion.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
 import { compareDeclared } from '../report/declared.js';
 import { findMeter, type MeterSearch } from '../billing/find.js';
@@ -410,6 +411,8 @@ export async function runAudit(
           if (state.caller.runaway) state.entry.smoke.runaway = true;
           if (smoke.status !== undefined) state.entry.smoke.status = smoke.status;
           if (!smoke.ok) state.entry.smoke.message = clip(describeFailure(smoke), MAX_MESSAGE);
+          // An error inside a 2xx is no answer, though nothing stops the row: doctor says it (cli/doctor.ts).
+          else if (errorIn2xx(smoke.json)) state.entry.smoke.message = clip(answerProblem(smoke) ?? describeFailure(smoke), MAX_MESSAGE);
           // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
           const cut = stopped() !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
           if (!cut && smoke.cause && ROW_STOPPERS.has(smoke.cause)) {

@@ -3,7 +3,7 @@ import type { Exchange } from './exchange.js';
 import type { ProbeVerdict } from './probe.js';
 import type { Cause, Finding } from '../report/model.js';
 import { errorIn2xx, readChoices } from '../spec/completion.js';
-import { isObject } from '../spec/stream.js';
+import { errorMember, quotedMessage, readError } from '../spec/error.js';
 
 export const honoured = (observed: string): ProbeVerdict => ({ verdict: 'honoured', observed });
 export const ignored = (observed: string): ProbeVerdict => ({ verdict: 'ignored', observed });
@@ -67,8 +67,10 @@ export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_
   if (x.json === undefined) return `HTTP ${x.status} with a ${x.contentType || 'untyped'} body that is not JSON`;
   const error = errorIn2xx(x.json);
   if (error) {
-    const said = errorText(x.json);
-    return `HTTP ${x.status} with an error body${said ? `: ${said}` : ''} (${error})`;
+    const read = errorMember(x.json) ?? readError(x.json);
+    const said = quotedMessage(read);
+    const stated = read.status !== undefined && read.status !== x.status ? `, status ${read.status} in the body` : '';
+    return `HTTP ${x.status} with an error body${said ? `: ${said}` : ''} (${error}${stated})`;
   }
   const choice = readChoices(x.json)[0];
   if (!choice) return `HTTP ${x.status} with JSON but no choice`;
@@ -78,12 +80,6 @@ export function answerProblem(x: Exchange, accept: 'content' | 'content_or_tool_
   if (accept === 'ended' && choice.finishReason === 'stop') return undefined;
   const where = choice.reasoning ? ' (the text went to a reasoning field)' : choice.finishReason === 'length' ? ' (cut by the output limit before any content)' : '';
   return `HTTP ${x.status} with an empty content${where}`;
-}
-
-function errorText(json: unknown): string {
-  const e = isObject(json) ? json.error : undefined;
-  const message = isObject(e) ? e.message : e;
-  return typeof message === 'string' ? JSON.stringify(message.slice(0, 120)) : '';
 }
 
 /** An exchange that is no readable answer, as an `inconclusive` verdict (never `ignored`); else undefined. */

@@ -5,20 +5,42 @@
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** Equal as JSON values: key order ignored (a reordering is reported apart, by keyOrder). */
+/**
+ * Equal as JSON values: key order ignored (a reordering is reported apart, by keyOrder). A loop over a
+ * stack of pairs, not a recursion: a gateway's body can nest as deep as it likes.
+ */
 export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== typeof b || a === null || b === null || typeof a !== 'object') return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bs = b as unknown[];
-    return a.length === bs.length && a.every((x, i) => sameJson(x, bs[i]));
+  const left: unknown[] = [a];
+  const right: unknown[] = [b];
+  while (left.length > 0) {
+    const x = left.pop();
+    const y = right.pop();
+    if (x === y) continue;
+    if (typeof x !== typeof y || x === null || y === null || typeof x !== 'object') return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    if (Array.isArray(x)) {
+      const ys = y as unknown[];
+      if (x.length !== ys.length) return false;
+      for (let i = 0; i < x.length; i++) {
+        left.push(x[i]);
+        right.push(ys[i]);
+      }
+      continue;
+    }
+    const xo = x as Record<string, unknown>;
+    const yo = y as Record<string, unknown>;
+    let defined = 0;
+    for (const k in xo) {
+      if (!Object.hasOwn(xo, k) || xo[k] === undefined) continue;
+      if (!Object.hasOwn(yo, k)) return false;
+      defined++;
+      left.push(xo[k]);
+      right.push(yo[k]);
+    }
+    for (const k in yo) if (Object.hasOwn(yo, k) && yo[k] !== undefined) defined--;
+    if (defined !== 0) return false;
   }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  const ak = Object.keys(ao).filter((k) => ao[k] !== undefined);
-  const bk = Object.keys(bo).filter((k) => bo[k] !== undefined);
-  return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && sameJson(ao[k], bo[k]));
+  return true;
 }
 
 /** A path into a document: keys and array indexes, e.g. ['messages', 0, 'role']. */
@@ -75,22 +97,44 @@ export function fateOf(sent: Record<string, unknown>, received: Record<string, u
 /** A value unlikely to appear under another key by coincidence: an object, an array, a string of 6 or more. */
 const distinctive = (v: unknown): boolean => (typeof v === 'object' && v !== null) || (typeof v === 'string' && v.length >= 6);
 
-/** Top-level keys `received` has that `sent` had not, leaving out those a rename of `sent`'s keys explains. */
+/** Added keys listed at most: each becomes a finding, and a report shows twenty. */
+export const MAX_ADDED_KEYS = 64;
+
+/**
+ * Top-level keys `received` has that `sent` had not, leaving out those a rename of `sent`'s keys explains:
+ * the first MAX_ADDED_KEYS of them.
+ */
 export function addedKeys(sent: Record<string, unknown>, received: Record<string, unknown>): string[] {
   const renamedTo = new Set<string>();
   for (const k of Object.keys(sent)) {
     const f = fateOf(sent, received, [k]);
     if (f.fate === 'renamed') renamedTo.add(f.to);
   }
-  return Object.keys(received).filter((k) => !Object.hasOwn(sent, k) && received[k] !== undefined && !renamedTo.has(k));
+  const added: string[] = [];
+  for (const k in received) {
+    if (added.length >= MAX_ADDED_KEYS) break;
+    if (Object.hasOwn(received, k) && !Object.hasOwn(sent, k) && received[k] !== undefined && !renamedTo.has(k)) added.push(k);
+  }
+  return added;
 }
 
-/** Every leaf where two documents differ, as short lines ("messages[0].role: "developer" → "system""). */
+/** Levels differences descends: below them, a difference is said as found, not located further. */
+export const MAX_DIFF_DEPTH = 64;
+
+/**
+ * Every leaf where two documents differ, as short lines ("messages[0].role: "developer" → "system""), the
+ * first `max` of them. Bounded whatever the documents: MAX_DIFF_DEPTH levels deep, and done once `max`
+ * are found.
+ */
 export function differences(a: unknown, b: unknown, path: (string | number)[] = [], out: string[] = [], max = 20): string[] {
   if (out.length >= max || sameJson(a, b)) return out;
   const bothObjects = a !== null && b !== null && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b);
+  const where = path.length > 0 ? pathText(path) : '(the whole)';
+  if (bothObjects && path.length >= MAX_DIFF_DEPTH) {
+    out.push(`${where}: differs deeper than ${MAX_DIFF_DEPTH} levels (chatprobe located it no further)`);
+    return out;
+  }
   if (!bothObjects) {
-    const where = path.length > 0 ? pathText(path) : '(the whole)';
     if (a === undefined) out.push(`${where}: added ${show(b)}`);
     else if (b === undefined) out.push(`${where}: dropped (was ${show(a)})`);
     else out.push(`${where}: ${show(a)} → ${show(b)}`);
@@ -98,12 +142,15 @@ export function differences(a: unknown, b: unknown, path: (string | number)[] = 
   }
   if (Array.isArray(a)) {
     const bs = b as unknown[];
-    for (let i = 0; i < Math.max(a.length, bs.length); i++) differences(a[i], bs[i], [...path, i], out, max);
+    for (let i = 0; i < Math.max(a.length, bs.length) && out.length < max; i++) differences(a[i], bs[i], [...path, i], out, max);
     return out;
   }
   const ao = a as Record<string, unknown>;
   const bo = b as Record<string, unknown>;
-  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) differences(ao[k], bo[k], [...path, k], out, max);
+  for (const k of new Set([...Object.keys(ao), ...Object.keys(bo)])) {
+    if (out.length >= max) break;
+    differences(ao[k], bo[k], [...path, k], out, max);
+  }
   return out;
 }
 
@@ -114,8 +161,49 @@ export function keyOrder(sent: Record<string, unknown>, received: Record<string,
   return common.join('\u0000') === inReceived.join('\u0000') ? undefined : { sent: common, received: inReceived };
 }
 
-/** A value in a line of text, shortened. */
+/** Characters of a value in a line of text. */
+const SHOWN = 80;
+
+/** A value in a line of text, shortened: written out only as far as it is shown, however deep or large. */
 export function show(v: unknown): string {
-  const s = v === undefined ? 'nothing' : JSON.stringify(v);
-  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
+  if (v === undefined) return 'nothing';
+  const s = jsonStart(v, SHOWN + 1);
+  return s.length > SHOWN ? `${s.slice(0, SHOWN - 3)}…` : s;
+}
+
+/**
+ * The start of a value's JSON text, at least `chars` characters of it when it is that long: as
+ * JSON.stringify writes it (no spaces, undefined members left out), but written no further than needed.
+ */
+function jsonStart(v: unknown, chars: number): string {
+  const out: string[] = [];
+  let length = 0;
+  const put = (s: string): boolean => {
+    out.push(s);
+    length += s.length;
+    return length < chars;
+  };
+  const write = (x: unknown, inArray: boolean): boolean => {
+    if (typeof x === 'string') return put(JSON.stringify(x.length > chars ? x.slice(0, chars) : x));
+    if (typeof x === 'number') return put(Number.isFinite(x) ? String(x) : 'null');
+    if (typeof x === 'boolean' || x === null) return put(String(x));
+    if (typeof x !== 'object') return put(inArray ? 'null' : '');
+    if (Array.isArray(x)) {
+      if (!put('[')) return false;
+      for (let i = 0; i < x.length; i++) if ((i > 0 && !put(',')) || !write(x[i], true)) return false;
+      return put(']');
+    }
+    if (!put('{')) return false;
+    let first = true;
+    for (const k in x) {
+      const item = (x as Record<string, unknown>)[k];
+      if (!Object.hasOwn(x, k) || item === undefined || typeof item === 'function') continue;
+      if (!first && !put(',')) return false;
+      first = false;
+      if (!put(`${JSON.stringify(k.length > chars ? k.slice(0, chars) : k)}:`) || !write(item, false)) return false;
+    }
+    return put('}');
+  };
+  write(v, false);
+  return out.join('');
 }

@@ -1,5 +1,6 @@
-import type { SseEvent } from '../http/sse.js';
-import { tooDeep } from './json-depth.js';
+import { MAX_LINE, type SseEvent } from '../http/sse.js';
+import { errorMember, type ErrorRead } from './error.js';
+import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import type { Usage } from './usage.js';
 import { readUsage } from './usage.js';
 
@@ -18,8 +19,8 @@ export interface AssembledStream {
   afterDone: number;
   /** How many of `chunks` came before `[DONE]` (all of them when there was none). */
   chunksBeforeDone: number;
-  /** Chunks carrying an `error` member: an error reported in-band after a 200. */
-  errors: unknown[];
+  /** Chunks carrying an `error` member (not null): an error reported in-band after a 200, as read (spec/error.ts). */
+  errors: ErrorRead[];
   /** Distinct chunk ids, the first few; `idCount` counts them all (up to MAX_COUNTED_IDS). */
   ids: string[];
   idCount: number;
@@ -68,10 +69,12 @@ export interface StreamedToolCall {
   sharedIndex: boolean;
 }
 
-/** Tool calls rebuilt per choice, and the arguments kept per call: bounded whatever the server sends. */
+/** Tool calls rebuilt per choice, and the name and arguments kept per call: bounded whatever the server sends. */
 const MAX_TOOL_CALLS = 32;
 const MAX_ARGUMENTS = 64 * 1024;
 const MAX_KEPT_PIECES = 256;
+/** Characters of a tool call's name kept (a name sent in a million fragments is not a million characters). */
+export const MAX_TOOL_NAME = 1024;
 
 /**
  * Adds one delta's tool-call fragments to a choice, as OpenAI's SDKs accumulate them: by `index`. A
@@ -85,21 +88,22 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
     const fn = isObject(f.function) ? f.function : {};
     const index = typeof f.index === 'number' ? f.index : undefined;
     if (index === undefined) slot.toolFragmentsWithoutIndex++;
-    const hasId = typeof f.id === 'string' && f.id !== '';
+    const id = shortened(f.id);
+    const hasId = typeof id === 'string' && id !== '';
     const hasName = typeof fn.name === 'string' && fn.name !== '';
     let call = index === undefined ? slot.toolCalls.at(-1) : slot.toolCalls.findLast((c) => c.index === index);
     // Some servers repeat the whole name in every fragment: that is the same call, not a split name.
-    const repeated = hasName && call !== undefined && fn.name === call.name;
-    const another = call && ((hasId && typeof call.id === 'string' && call.id !== '' && call.id !== f.id) || (hasName && !repeated && call.name !== '' && call.arguments !== ''));
+    const repeated = hasName && call !== undefined && (fn.name === call.name || (call.name.length === MAX_TOOL_NAME && (fn.name as string).startsWith(call.name)));
+    const another = call && ((hasId && typeof call.id === 'string' && call.id !== '' && call.id !== id) || (hasName && !repeated && call.name !== '' && call.arguments !== ''));
     const created = !call || Boolean(another) || (index === undefined && hasId);
     if (!call || created) {
       if (slot.toolCalls.length >= MAX_TOOL_CALLS) continue;
-      call = { index, id: f.id, type: f.type, name: '', nameFragments: 0, arguments: '', argumentPieces: [], fragments: 0, sharedIndex: Boolean(another) };
+      call = { index, id, type: shortened(f.type), name: '', nameFragments: 0, arguments: '', argumentPieces: [], fragments: 0, sharedIndex: Boolean(another) };
       slot.toolCalls.push(call);
     }
     call.fragments++;
     if (hasName && (created || !repeated)) {
-      call.name += fn.name as string;
+      if (call.name.length < MAX_TOOL_NAME) call.name += (fn.name as string).slice(0, MAX_TOOL_NAME - call.name.length);
       call.nameFragments++;
     }
     if (typeof fn.arguments === 'string' && call.arguments.length < MAX_ARGUMENTS) {
@@ -109,6 +113,9 @@ function addToolFragments(slot: StreamedChoice, fragments: unknown[]): void {
     }
   }
 }
+
+/** A string cut to MAX_ID_CHARS (a copy of its own), anything else as it is: what a call's first fragment said it was. */
+const shortened = (v: unknown): unknown => (typeof v === 'string' && v.length > MAX_ID_CHARS ? Buffer.from(v.slice(0, MAX_ID_CHARS), 'utf8').toString('utf8') : v);
 
 /** Chunks kept as objects for the probes that read them one by one; a real answer under our limits has far fewer. */
 export const MAX_KEPT_CHUNKS = 4096;
@@ -122,6 +129,8 @@ export const MAX_TEXT = 256 * 1024;
 export const MAX_KEPT_CHUNK_CHARS = 256 * 1024;
 const MAX_KEPT_IDS = 8;
 const MAX_COUNTED_IDS = 10_000;
+/** Characters of a chunk id kept and compared: 10,000 distinct ids of a megabyte each are not held. */
+export const MAX_ID_CHARS = 256;
 /** Errors, roles, usages and finish reasons kept per stream: enough to show the fault, bounded whatever the server sends. */
 const MAX_KEPT = 32;
 /** The delta of a choice that has none (read, never written). */
@@ -180,18 +189,26 @@ export class StreamAssembler {
       return;
     }
     out.chunkCount++;
-    // The first chunk always: a stream that sent chunks is never one "with no chunks".
-    if (out.chunks.length === 0 || (out.chunks.length < MAX_KEPT_CHUNKS && this.keptChars + data.length <= MAX_KEPT_CHUNK_CHARS)) {
+    // The first chunk always (an event the SSE reader gives is at most MAX_LINE): a stream that sent chunks
+    // is never one "with no chunks".
+    if ((out.chunks.length === 0 && data.length <= MAX_LINE) || (out.chunks.length < MAX_KEPT_CHUNKS && this.keptChars + data.length <= MAX_KEPT_CHUNK_CHARS)) {
       out.chunks.push(chunk);
       out.chunksBeforeDone++;
       this.keptChars += data.length;
     }
     if (!isObject(chunk)) return;
-    if ('error' in chunk && out.errors.length < MAX_KEPT) out.errors.push(chunk.error);
-    if (typeof chunk.id === 'string' && this.seenIds.size < MAX_COUNTED_IDS && !this.seenIds.has(chunk.id)) {
-      this.seenIds.add(chunk.id);
+    // `"error": null` beside a chunk's choices is no error (errorIn2xx reads a body the same way).
+    if (out.errors.length < MAX_KEPT) {
+      const error = errorMember(chunk);
+      if (error) out.errors.push(error);
+    }
+    const id = typeof chunk.id === 'string' ? (chunk.id.length > MAX_ID_CHARS ? chunk.id.slice(0, MAX_ID_CHARS) : chunk.id) : undefined;
+    if (id !== undefined && this.seenIds.size < MAX_COUNTED_IDS && !this.seenIds.has(id)) {
+      // A copy of its own when cut: a slice would keep the whole id alive.
+      const own = shortened(chunk.id) as string;
+      this.seenIds.add(own);
       out.idCount = this.seenIds.size;
-      if (out.ids.length < MAX_KEPT_IDS) out.ids.push(chunk.id);
+      if (out.ids.length < MAX_KEPT_IDS) out.ids.push(own);
     }
     // The last usage is the one that counts: past the cap, it replaces the last kept.
     const usage = readUsage(chunk.usage);

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, warn } from '../../src/engine/verdicts.js';
-import { isObject } from '../../src/spec/stream.js';
+import { errorMember } from '../../src/spec/error.js';
 import { formatDeviation, validateShape } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
@@ -24,8 +24,8 @@ export default defineProbe({
     const findings: Finding[] = [];
     let bad = 0;
     s.chunks.forEach((chunk, i) => {
-      // An in-band error event is not a chunk; streaming.error_in_band judges it.
-      if (isObject(chunk) && 'error' in chunk) return;
+      // An in-band error event is not a chunk; streaming.error_in_band judges it ("error": null is none).
+      if (errorMember(chunk)) return;
       const deviations = validateShape('chunk', chunk);
       if (deviations.length > 0) bad++;
       for (const d of deviations) {

@@ -2,6 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, inconclusive } from '../../src/engine/verdicts.js';
 import type { StreamExchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
+import { quotedMessage } from '../../src/spec/error.js';
 import { MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
@@ -24,7 +25,10 @@ export function judgeErrorInBand(x: StreamExchange): ProbeVerdict {
   if (unusable) return unusable;
   const s = x.assembled!;
   if (s.errors.length > 0) {
-    return conformance([fail('error_event', `an error inside the stream after 200: ${JSON.stringify(s.errors[0]).slice(0, 200)}`)], '');
+    const e = s.errors[0]!;
+    const said = quotedMessage(e, 200) || `an "error" member with no message (${e.shape})`;
+    const stated = e.status !== undefined ? ` (status ${e.status} in the event)` : '';
+    return conformance([fail('error_event', `an error inside the stream after 200: ${said}${stated}`)], '');
   }
   // An event too deep to parse may have been an error: nothing tells either way.
   if (s.tooDeep > 0) return inconclusive(`${s.tooDeep} event(s) of JSON nested deeper than ${MAX_JSON_DEPTH} levels were not parsed: whether one was an error cannot be told`);

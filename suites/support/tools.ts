@@ -45,11 +45,16 @@ export function toolCallsOf(x: Exchange): { calls: ToolCallView[]; finishReason:
 
 const callCount = (x: Exchange) => (x.ok && !answerProblem(x, 'ended') ? toolCallsOf(x).calls.length : 0);
 
-/** The names a JSON value calls, in the shapes models write calls in when no parser takes them out. */
-function namesCalled(v: unknown): string[] {
-  if (Array.isArray(v)) return v.flatMap(namesCalled);
+/**
+ * The names a JSON value calls, in the shapes models write calls in when no parser takes them out: a call,
+ * a list of calls, or `{"tool_calls": […]}`, looked for a few levels down (a model's answer can be a
+ * 100,000-deep array: no recursion follows it down).
+ */
+function namesCalled(v: unknown, depth = 0): string[] {
+  if (depth > 4) return [];
+  if (Array.isArray(v)) return v.slice(0, 64).flatMap((x) => namesCalled(x, depth + 1));
   if (!isObject(v)) return [];
-  if (Array.isArray(v.tool_calls)) return namesCalled(v.tool_calls);
+  if (Array.isArray(v.tool_calls)) return namesCalled(v.tool_calls, depth + 1);
   const fn = isObject(v.function) ? v.function : v;
   const name = typeof fn.name === 'string' ? fn.name : undefined;
   return name && (TOOL_NAMES as readonly string[]).includes(name) && ('arguments' in fn || 'parameters' in fn) ? [name] : [];

@@ -30,6 +30,13 @@ describe('doctor lines', () => {
     expect(lines.at(-2)).toBe('  ✗ smoke call: deadline: cut short: --max-duration ran out');
   });
 
+  it('says an error inside the smoke call\'s 2xx, read from any shape, as a note after the passing checks', () => {
+    const message = 'HTTP 200 with an error body: "upstream timed out" (the 2xx body carries an "error" member, status 504 in the body)';
+    const lines = doctorLines(model({ smoke: { status: 200, durationMs: 12, evidence: 'c2', message } }));
+    expect(lines[5]).toBe('  ✓ no rate limit, upstream answers: HTTP 200 in 12 ms');
+    expect(lines[6]).toBe(`  ! answers in its 2xx: ${message}: clients read an error inside a success as an answer: check the upstream channel serving this model`);
+  });
+
   it('does not call a model listed that GET /models did not list (--allow-unlisted)', () => {
     const lines = doctorLines(model({ listed: false, smoke: { status: 200, durationMs: 12, evidence: 'c2' } }));
     expect(lines[1]).toBe('  ! not listed by GET /models: called anyway (--allow-unlisted)');
