@@ -21,4 +21,5 @@ export const PROFILE_NAMES = [
   'billing',
   'wrong-base-url',
   'rebuilding-gateway',
+  'huge-errors',
 ] as const;

@@ -235,6 +235,8 @@ export const ServerSettings = z.object({
   stopLimit: z.number().int().min(1).optional(),
   /** OpenAI refuses stream_options unless stream is true. */
   streamOptionsNeedStream: z.boolean().default(false),
+  /** Spaces after every 4xx body, this many: refusals larger than chatprobe reads (a proxy that appends a dump). */
+  errorPadding: z.number().int().min(0).max(16 * 1024 * 1024).default(0),
   /** `forbid`: unknown request fields are a 422 extra_forbidden, as pydantic servers with extra="forbid" answer. */
   unknownFields: z.enum(['accept', 'forbid']).default('accept'),
   /**

@@ -18,6 +18,7 @@ import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'jso
 import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
+import hugeErrors from '../../fixtures/profiles/huge-errors.json' with { type: 'json' };
 import { Profile } from './profile.js';
 import { PROFILE_NAMES } from './profile-names.js';
 
@@ -41,6 +42,7 @@ const BUNDLED: Record<string, unknown> = {
   billing: billing,
   'wrong-base-url': wrongBaseUrl,
   'rebuilding-gateway': rebuildingGateway,
+  'huge-errors': hugeErrors,
 };
 
 export { PROFILE_NAMES };

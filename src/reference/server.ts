@@ -73,6 +73,7 @@ function send(c: Call, reply: Reply): void {
     // Inside the JSON string, escaped as a real server's serialiser would.
     if (reply.status >= 400) body = body.replace(/("message":\s*"[^"]*)/, (m) => `${m} (received key ${JSON.stringify(c.token).slice(1, -1)})`);
   }
+  if (server.errorPadding > 0 && reply.status >= 400 && reply.status < 500) body += ' '.repeat(server.errorPadding);
   c.res.writeHead(reply.status, headers);
   c.res.end(body);
 }

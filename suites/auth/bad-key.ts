@@ -11,7 +11,7 @@ export default defineProbe({
   kind: 'conformance',
   scope: 'target',
   requirement: 'A chat request with a wrong key is refused with 401 and a JSON error.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     return judgeAuth(ctx, { authorization: `Bearer ${BAD_KEY}` }, 'a wrong key', 'any key is accepted');

@@ -9,7 +9,7 @@ export default defineProbe({
   kind: 'conformance',
   scope: 'target',
   requirement: 'A chat request without an Authorization header is refused with 401 and a JSON error.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 2, maxTokens: LIMITS.word },
   async run(ctx) {
     const v = await judgeAuth(ctx, 'none', 'a request without a key', 'the endpoint is open to anyone who can reach it');

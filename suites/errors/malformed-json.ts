@@ -8,7 +8,7 @@ export default defineProbe({
   kind: 'conformance',
   scope: 'target',
   requirement: 'A body that is not valid JSON is refused with a 4xx and the OpenAI error envelope.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "max_tokens": ${LIMITS.word}, "messages": [{"role": "user", "content": "Say OK."}` }), 'a malformed JSON body');

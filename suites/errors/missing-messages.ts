@@ -7,7 +7,7 @@ export default defineProbe({
   area: 'errors',
   kind: 'conformance',
   requirement: 'A request without messages is refused with a 4xx and the OpenAI error envelope.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, max_tokens: LIMITS.word } }), 'missing messages');

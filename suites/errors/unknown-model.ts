@@ -12,7 +12,7 @@ export default defineProbe({
   kind: 'conformance',
   scope: 'target',
   requirement: 'A request for a model that does not exist is refused with a 4xx (OpenAI: 404 model_not_found), never answered by another model.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });

@@ -7,7 +7,7 @@ export default defineProbe({
   area: 'errors',
   kind: 'conformance',
   requirement: 'A parameter of the wrong type (temperature: "hot") is refused with a 4xx and the OpenAI error envelope.',
-  verdicts: ['pass', 'warn', 'fail'],
+  verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [user('Say OK.')], temperature: 'hot', max_tokens: LIMITS.word } }), 'temperature: "hot"');

@@ -1,13 +1,14 @@
 import type { HttpRequest } from '../../src/http/client.js';
 import { SMOKE_PROMPT, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
-import { conformance, describeFailure, errored, fail, note, warn } from '../../src/engine/verdicts.js';
+import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
 import { LIMITS, user } from './prompts.js';
 
 /**
  * Sends the smoke request with the Authorization header the probe chooses and judges the answer:
  * 401 with a JSON error passes; 403 or another shape warns; an answer without a valid key means the
- * endpoint is open (warn, or fail with --require-auth); a 5xx fails.
+ * endpoint is open (warn, or fail with --require-auth); a 5xx fails; a 401 whose body chatprobe did not
+ * read whole is inconclusive.
  */
 export async function judgeAuth(ctx: ProbeContext, auth: HttpRequest['auth'], what: string, openWords: string): Promise<ProbeVerdict> {
   const x = await ctx.send({ method: 'POST', path: '/chat/completions', auth, body: { model: ctx.model, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });
@@ -22,6 +23,8 @@ export async function judgeAuth(ctx: ProbeContext, auth: HttpRequest['auth'], wh
   } else if (status !== 401) {
     findings.push(warn('status', `expected 401 for ${what}, got ${describeFailure(x)}`));
     v = conformance(findings, '');
+  } else if (x.truncated) {
+    v = inconclusive(`${what} got ${ourCut(x)}; whether it came in a JSON error envelope cannot be told`);
   } else if (x.errorShape !== 'openai') {
     v = conformance([warn('shape', `expected a JSON error envelope with the 401, got the ${x.errorShape} shape`)], '');
   } else {

@@ -1,6 +1,6 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
-import { conformance, describeFailure, errored, fail, note, warn } from '../../src/engine/verdicts.js';
+import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/report/model.js';
 import { errorIn2xx } from '../../src/spec/completion.js';
 
@@ -10,7 +10,8 @@ const OUTSIDE = new Set(['rate_limited', 'quota', 'timeout', 'network']);
 /**
  * Judges the answer to a request that must be refused (invalid input, unknown model): a 4xx with the OpenAI
  * `{error:{message,…}}` envelope passes; another JSON shape warns; HTML, plain text, a 5xx (SDKs retry it)
- * or a 2xx fail. The error shape found is recorded either way.
+ * or a 2xx fail; a 4xx whose body chatprobe did not read whole is inconclusive. The error shape found is
+ * recorded either way.
  */
 export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) => string): ProbeVerdict {
   if (x.cause && OUTSIDE.has(x.cause)) return errored(x.cause, x, `expected a 4xx for ${what}, got ${describeFailure(x)}`);
@@ -26,6 +27,10 @@ export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) =>
     v = conformance([fail('accepted', on2xx ? on2xx(x) : `expected a 4xx for ${what}, got HTTP ${status}: the invalid request was accepted`)], '');
   } else if (status >= 500) {
     v = conformance([...findings, fail('server_error', `expected a 4xx for ${what}, got ${describeFailure(x)}: clients and SDKs retry 5xx`)], '');
+  } else if (x.truncated) {
+    // Our cap (or a body nested too deep to parse): its shape is unread, so it is never blamed on the server.
+    v = inconclusive(`${what} got ${ourCut(x)}; its error shape cannot be told`);
+    v.findings = findings;
   } else if (shape === 'html' || shape === 'text' || shape === 'empty') {
     const hint = shape === 'html' ? ' (an HTML page: a proxy or the wrong base URL answered)' : '';
     v = conformance([...findings, fail('not_json', `expected a JSON error envelope for ${what}, got HTTP ${status} with ${shape === 'empty' ? 'an empty body' : `${shape}${hint}`}`)], '');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Exchange } from '../../src/engine/exchange.js';
+import { toExchange, type Exchange } from '../../src/engine/exchange.js';
 import { judgeOutOfRange, OUT_OF_RANGE, type OutOfRangeTry } from '../../suites/errors/out-of-range.js';
 import { judgeRefusal } from '../../suites/support/refusals.js';
 import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
@@ -98,6 +98,27 @@ describe('judgeRefusal (errors.unknown_model, missing_messages, wrong_type, inva
     const v = judge(reply('OK'));
     expect(v.verdict).toBe('fail');
     expect(v.findings?.map((f) => f.code)).toEqual(['accepted']);
+  });
+
+  it('trap: a refusal whose body chatprobe did not read whole (its cap, or nested too deep to parse) is inconclusive, never "not JSON"', () => {
+    const deep = judge(raw(400, `{"error":{"message":"bad","detail":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`));
+    expect(deep.verdict).toBe('inconclusive');
+    expect(deep.observed).toContain('its error shape cannot be told');
+    const capped = toExchange('cut', { method: 'POST', path: '/chat/completions', body: {} }, {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      chunks: [{ at: 1, bytes: Buffer.from('{"error":{"message":"bad request","padding":"' + ' '.repeat(1000)) }],
+      bytes: 2 * 1024 * 1024,
+      truncated: true,
+      cap: 2 * 1024 * 1024,
+      durationMs: 5,
+      startedAt: 0,
+    });
+    const v = judge(capped);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('chatprobe stopped reading at its own cap');
+    // The status alone still decides where the body does not matter: a 5xx is a 5xx however long.
+    expect(judge(raw(500, `{"error":${'['.repeat(200)}${']'.repeat(200)}}`)).verdict).toBe('fail');
   });
 
   it('trap: an error inside a 200 is a refusal clients read as a success, not an answer nor an accepted request', () => {
