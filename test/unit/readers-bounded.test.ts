@@ -11,7 +11,11 @@
  * schema check (spec/validate.ts), passthrough's diff (passthrough/diff.ts), and the HAR record and
  * report text written from server text (report/har.ts, boundary/boundary.ts).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+
+// Each test builds and reads tens of megabytes: about 15 s on a loaded two-core machine at the slowest, so
+// the limit is well over three times that (no test here times anything).
+vi.setConfig({ testTimeout: 120_000 });
 import { Boundary, DECLARED_LIMITS, REPORT_LIMITS } from '../../src/boundary/boundary.js';
 import { METERS, readMeter } from '../../src/billing/meter.js';
 import { readModelList, MAX_DECLARED_KEYS } from '../../src/engine/discover.js';
