@@ -1,7 +1,7 @@
 // Writes the files derived from the zod models (npm run schema); tests check the committed ones are current:
 // schema/report.schema.json, schema/profile.schema.json, schema/config.schema.json (the config file's, for
-// editors), and src/cli/audit-flags.json (the flags as yargs options, so that --help and --version load the
-// argument parser alone, without zod).
+// editors), and src/cli/audit-flags.json (the audit's flag declarations, so that --help, --version and the
+// reading of the command line load no zod).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { auditFlagTable } from '../src/cli/flags.js';
 import { AuditFlags } from '../src/config/options.js';

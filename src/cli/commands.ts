@@ -1,13 +1,12 @@
-// The commands as data: main.ts builds the parser from them, help.ts the help text, so the two cannot
-// disagree. Nothing here imports more than the flag table: `--help` and `--version` load only this.
-import type { Options, PositionalOptions } from 'yargs';
+// The commands as data: command-line.ts reads the line by them, help.ts prints the help from them, so the
+// two cannot disagree. Nothing here imports more than the flag table: `--help` and `--version` load only this.
 import { DEFAULT_CONFIG } from '../config/defaults.js';
 import { PROFILE_NAMES } from '../reference/profile-names.js';
 import auditFlags from './audit-flags.json' with { type: 'json' };
-import { optionsOf, type FlagOptions, type FlagRow } from './flags.js';
+import { optionsOf, type Flag, type FlagRow, type Positional } from './flags.js';
 
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
-export const AUDIT_FLAGS = auditFlags as FlagRow[];
+export const AUDIT_FLAGS = auditFlags as readonly FlagRow[];
 
 /** The audit flags passthrough shares. */
 const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
@@ -16,25 +15,27 @@ export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'com
 
 export interface CommandSpec {
   name: CommandName;
-  /** The command line as yargs reads it: the name, then positionals (`merge <dirs..>`). */
-  command: string;
   describe: string;
   /** The command run when none is named. */
   isDefault?: boolean;
-  positionals?: Record<string, PositionalOptions>;
-  options: Record<string, FlagOptions>;
+  /** In the order they come on the line; only the last may be `many`. */
+  positionals?: Record<string, Positional>;
+  /** By kebab-case name. */
+  options: Record<string, Flag>;
   examples?: [string, string][];
 }
 
-const config = (what: string): Options => ({ type: 'string', describe: `${what} (default: ./${DEFAULT_CONFIG} if present)` });
+/** A command as its usage line writes it: the name, then its positionals (`merge <dirs..>`). */
+export const usageOf = (c: CommandSpec): string => [c.name, ...Object.entries(c.positionals ?? {}).map(([name, p]) => `<${name}${p.many ? '..' : ''}>`)].join(' ');
+
+const config = (what: string): Flag => ({ type: 'string', describe: `${what} (default: ./${DEFAULT_CONFIG} if present)` });
 /** A port to listen on: what listen() takes, checked before it is called. */
-const port: FlagOptions = { type: 'number', default: 0, describe: 'Port (0: a free one)', range: { type: 'integer', minimum: 0, maximum: 65535 } };
-const profile: Options = { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` };
+const port: Flag = { type: 'number', default: 0, describe: 'Port (0: a free one)', range: { type: 'integer', minimum: 0, maximum: 65535 } };
+const profile: Flag = { type: 'string', default: 'default', describe: `Reference profile: ${PROFILE_NAMES.join(', ')}, or a .json path` };
 
 export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'audit',
-    command: 'audit',
     describe: 'Audit an endpoint (the default command)',
     isDefault: true,
     options: { ...optionsOf(AUDIT_FLAGS), config: config('Config file with the same options as the flags') },
@@ -45,13 +46,11 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'demo',
-    command: 'demo',
     describe: 'Start the bundled reference server, audit it and stop it (what `npm start` runs)',
     options: { profile, ...optionsOf(AUDIT_FLAGS, ['baseUrl', 'apiKeyEnv', 'allowUnlisted']) },
   },
   {
     name: 'serve',
-    command: 'serve',
     describe: 'Run the reference server and print its base URL',
     options: {
       profile,
@@ -62,7 +61,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'doctor',
-    command: 'doctor',
     describe: 'Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream',
     options: {
       ...optionsOf(AUDIT_FLAGS, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing']),
@@ -72,9 +70,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'merge',
-    command: 'merge <dirs..>',
     describe: 'Merge shard report folders into the report.json, junit.xml, matrix.md and report.html of one run',
-    positionals: { dirs: { type: 'string', array: true, describe: 'Report folders written by `--shard i/n` runs' } },
+    positionals: { dirs: { many: true, describe: 'Report folders written by `--shard i/n` runs' } },
     options: {
       out: { type: 'string', default: 'reports', describe: 'Folder for the merged reports' },
       baseline: { type: 'string', describe: 'Judge the merged cells against this baseline (pass the one the shards used)' },
@@ -84,28 +81,25 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'compare',
-    command: 'compare <a> <b>',
     describe: 'The cells that differ between two reports (report.json files or their folders); exit 1 when B is worse than A',
     positionals: {
-      a: { type: 'string', describe: 'The reference report (production, the upstream, before)' },
-      b: { type: 'string', describe: 'The report to judge (staging, the gateway, after)' },
+      a: { describe: 'The reference report (production, the upstream, before)' },
+      b: { describe: 'The report to judge (staging, the gateway, after)' },
     },
     options: { json: { type: 'boolean', default: false, describe: 'Print the comparison as JSON' } },
   },
   {
     name: 'repro',
-    command: 'repro <report> <model> <probe>',
     describe: "The curl commands that reproduce a cell (its evidence, from exchanges.har, the key as $OPENAI_API_KEY), with what was expected and seen",
     positionals: {
-      report: { type: 'string', describe: 'report.json, or the folder holding it and exchanges.har' },
-      model: { type: 'string', describe: 'The model id, or (endpoint)' },
-      probe: { type: 'string', describe: 'The probe id' },
+      report: { describe: 'report.json, or the folder holding it and exchanges.har' },
+      model: { describe: 'The model id, or (endpoint)' },
+      probe: { describe: 'The probe id' },
     },
     options: {},
   },
   {
     name: 'upstream',
-    command: 'upstream',
     describe: "Run chatprobe's recording upstream, to point one channel of a gateway at (for `passthrough`)",
     options: {
       port,
@@ -115,22 +109,20 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: 'passthrough',
-    command: 'passthrough',
     describe: 'Send requests through a gateway to chatprobe upstream and report, per field, what the gateway forwards, renames, changes, drops or adds, both ways',
     options: {
       ...PASSTHROUGH_SHARED,
       // The audit's text tells of its smoke call, which passthrough does not make.
-      timeout: { ...PASSTHROUGH_SHARED.timeout, describe: 'Per-request timeout, in seconds (also the longest silence inside a stream)' },
-      models: { type: 'array', describe: 'The model name(s) the gateway routes to chatprobe upstream (required)' },
+      timeout: { ...PASSTHROUGH_SHARED.timeout!, describe: 'Per-request timeout, in seconds (also the longest silence inside a stream)' },
+      models: { type: 'string', many: true, describe: 'The model name(s) the gateway routes to chatprobe upstream (required)' },
       'update-baseline': { type: 'boolean', describe: 'Write the baseline file (--baseline, default chatprobe.passthrough.baseline.json) from this run' },
-      upstream: { type: 'string', demandOption: true, describe: 'Where chatprobe upstream listens, as chatprobe reaches it (http://HOST:PORT; required)' },
+      upstream: { type: 'string', required: true, describe: 'Where chatprobe upstream listens, as chatprobe reaches it (http://HOST:PORT; required)' },
       cases: { type: 'string', describe: 'Only these cases, comma-separated (ids as in the matrix, with or without "passthrough."; an unknown id lists them all)' },
     },
     examples: [['chatprobe passthrough --upstream http://h:8788 --models m', 'what the gateway at --base-url does to requests and answers']],
   },
   {
     name: 'probes',
-    command: 'probes',
     describe: 'List every probe: id, kind, cost, requirement',
     options: { json: { type: 'boolean', default: false, describe: 'Print JSON' } },
   },

@@ -1,6 +1,8 @@
-import type { Options, PositionalOptions } from 'yargs';
+// `chatprobe --help` and `chatprobe COMMAND --help`, from the commands' declarations (commands.ts), the
+// ones the line is read by: the help cannot name a flag the parser does not take, or miss one.
 import { wrapText as wrap } from '../boundary/text.js';
-import { COMMANDS, ENVIRONMENT, EXIT_CODES, USAGE, type CommandSpec } from './commands.js';
+import { COMMANDS, ENVIRONMENT, EXIT_CODES, USAGE, usageOf, type CommandSpec } from './commands.js';
+import type { Flag, Positional } from './flags.js';
 
 /** The help lines' width: the terminal's, between 60 and 110 columns (100 when not a terminal). */
 export function helpWidth(columns: number | undefined): number {
@@ -25,27 +27,26 @@ function table(rows: [string, string][], width: number): string[] {
   return out;
 }
 
-function notes(o: Options | PositionalOptions): string {
-  const tags: string[] = [];
-  if (o.array) tags.push('[array]');
-  else if (o.type) tags.push(`[${o.type}]`);
-  const shown = 'defaultDescription' in o && o.defaultDescription !== undefined ? o.defaultDescription : o.default !== undefined && o.default !== false ? JSON.stringify(o.default) : undefined;
+/** A flag's or positional's tags: what it takes (`[array]`: several values), and its default. */
+function notes(o: Flag | Positional): string {
+  const tags = [o.many ? '[array]' : `[${'type' in o ? o.type : 'string'}]`];
+  const shown = 'type' in o ? (o.shownDefault ?? (o.default !== undefined && o.default !== false ? JSON.stringify(o.default) : undefined)) : undefined;
   if (shown !== undefined) tags.push(`[default: ${shown}]`);
   return tags.join(' ');
 }
 
-const describeWith = (o: Options | PositionalOptions) => [o.describe ?? '', notes(o)].filter(Boolean).join(' ');
+const describeWith = (o: Flag | Positional) => [o.describe, notes(o)].filter(Boolean).join(' ');
 
-/** `chatprobe --help`, or `chatprobe COMMAND --help`: what yargs would print, without loading yargs. */
+/** `chatprobe --help` (`spec` undefined, or the default command's), or `chatprobe COMMAND --help`. */
 export function renderHelp(spec: CommandSpec | undefined, width: number): string {
   const top = !spec || spec.isDefault;
   const command = spec ?? COMMANDS.find((c) => c.isDefault)!;
   const lines: string[] = [];
   if (top) {
     lines.push('chatprobe [command] [options]', '', ...wrap(USAGE, width), '', 'Commands:');
-    lines.push(...table(COMMANDS.map((c) => [`chatprobe ${c.command}`, c.isDefault ? `${c.describe} [default]` : c.describe]), width));
+    lines.push(...table(COMMANDS.map((c) => [`chatprobe ${usageOf(c)}`, c.isDefault ? `${c.describe} [default]` : c.describe]), width));
   } else {
-    lines.push(`chatprobe ${command.command} [options]`, '', ...wrap(command.describe, width));
+    lines.push(`chatprobe ${usageOf(command)} [options]`, '', ...wrap(command.describe, width));
   }
   if (command.positionals) {
     lines.push('', 'Positionals:');
@@ -63,13 +64,3 @@ export function renderHelp(spec: CommandSpec | undefined, width: number): string
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * What the arguments ask of the help and version flags, read before anything else is loaded: the command
- * (the first argument, when it names one), and whether --help / -h or --version is among them.
- */
-export function helpRequest(argv: readonly string[]): { help: CommandSpec | 'top' | undefined; version: boolean } {
-  const args = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
-  const named = COMMANDS.find((c) => c.name === args[0]);
-  const help = args.includes('--help') || args.includes('-h') ? (named ?? 'top') : undefined;
-  return { help, version: args.includes('--version') };
-}

@@ -7,7 +7,7 @@ import { runCli } from '../helpers/cli.js';
 /**
  * Every number flag of every command, given a value it cannot take: the CLI says so in its own words
  * (the flag, the value as typed, what it takes) and exits 2, before anything is started or sent. Neither
- * yargs's NaN, zod's "expected number, received NaN" nor listen()'s "options.port should be >= 0" reaches
+ * a NaN, zod's "expected number, received NaN" nor listen()'s "options.port should be >= 0" reaches
  * the user.
  */
 

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { CannotTestError } from '../../src/engine/errors.js';
-import { flagProblem, usageMessage } from '../../src/cli/flags.js';
 
 const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => resolveOptions(flags, env);
 const failure = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {
@@ -119,41 +118,5 @@ describe('keyFlaw', () => {
     // What "tr -d [:space:]" leaves of it.
     expect(keyFlaw('Bearersk-abc123')).toMatch(/starts with the word "Bearer"/);
     for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
-  });
-});
-
-describe('flags as given on the line', () => {
-  const options = { baseline: { type: 'string' }, timeout: { type: 'number' }, models: { type: 'array' }, header: { type: 'string', array: true }, json: { type: 'boolean' }, 'base-url': { type: 'string' } } as const;
-  it('refuses a value flag without its value, and a one-value flag given twice; lists and booleans as they are', () => {
-    expect(flagProblem(['--baseline'], options, { baseline: '' })).toBe('--baseline was given without a value');
-    expect(flagProblem(['--timeout'], options, {})).toBe('--timeout was given without a value');
-    expect(flagProblem(['--timeout='], options, { timeout: 0 })).toBe('--timeout was given without a value');
-    expect(flagProblem(['--header', ''], options, { header: [''] })).toBe('--header was given without a value');
-    expect(flagProblem(['--base-url', 'a', '--baseUrl', 'b'], options, { baseUrl: ['a', 'b'] })).toBe('--base-url was given more than once (it takes one value)');
-    expect(flagProblem(['--models', 'a', '--models', 'b'], options, { models: ['a', 'b'] })).toBeUndefined();
-    expect(flagProblem(['--header', 'A: 1', '--header', 'B: 2'], options, { header: ['A: 1', 'B: 2'] })).toBeUndefined();
-    expect(flagProblem(['--json', '--timeout', '0.5', '--baseline=b.json'], options, { json: true, timeout: 0.5, baseline: 'b.json' })).toBeUndefined();
-    // A flag with a default: yargs gives the default when the value is missing.
-    const serve = { port: { type: 'number', default: 0 }, host: { type: 'string', default: '127.0.0.1' } } as const;
-    expect(flagProblem(['serve', '--port'], serve, { port: 0, host: '127.0.0.1' })).toBe('--port was given without a value');
-    expect(flagProblem(['serve', '--host', '--port', '8080'], serve, { port: 8080, host: '127.0.0.1' })).toBe('--host was given without a value');
-    expect(flagProblem(['serve', '--port', '0', '--host', '::1'], serve, { port: 0, host: '::1' })).toBeUndefined();
-    // An empty value: yargs reads "" as 0 for a number.
-    expect(flagProblem(['serve', '--port', ''], serve, { port: 0, host: '127.0.0.1' })).toBe('--port was given without a value');
-    expect(flagProblem(['--models', 'a', ''], options, { models: ['a', ''] })).toBe('--models was given without a value');
-  });
-});
-
-describe('usage messages', () => {
-  it('name each unknown flag once, as typed, and required flags with their dashes; positionals and other messages as yargs wrote them', () => {
-    expect(usageMessage('Unknown arguments: bogus-flag, bogusFlag', ['--bogus-flag'])).toBe('unknown argument: --bogus-flag');
-    expect(usageMessage('Unknown arguments: a-b, aB, c-d, cD', ['--a-b', '--c-d=1'])).toBe('unknown arguments: --a-b, --c-d');
-    expect(usageMessage('Unknown argument: fooBar', ['--fooBar', '1'])).toBe('unknown argument: --fooBar');
-    expect(usageMessage('Unknown argument: frobnicate', ['frobnicate'])).toBe('unknown argument: frobnicate');
-    expect(usageMessage('Unknown argument: bogus', ['--no-bogus'])).toBe('unknown argument: --no-bogus');
-    expect(usageMessage('Unknown arguments: z, q', ['-zq'])).toBe('unknown arguments: -z, -q');
-    expect(usageMessage('Missing required argument: upstream', ['passthrough'])).toBe('missing required flag: --upstream');
-    expect(usageMessage('Missing required arguments: apiKeyEnv, upstream', [])).toBe('missing required flags: --api-key-env, --upstream');
-    expect(usageMessage('Not enough non-option arguments: got 0, need at least 1', [])).toBe('Not enough non-option arguments: got 0, need at least 1');
   });
 });
