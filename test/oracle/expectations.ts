@@ -21,7 +21,7 @@ import { LIMITS } from '../../suites/support/prompts.js';
 /** How a model treats a request parameter or a message feature. */
 export type Kind = 'honour' | 'ignore' | 'reject' | 'error200';
 
-export const kindOf = (b: Behaviour | undefined): Kind => (b === undefined ? 'honour' : typeof b === 'string' ? b : 'reject' in b ? 'reject' : 'error200');
+const kindOf = (b: Behaviour | undefined): Kind => (b === undefined ? 'honour' : typeof b === 'string' ? b : 'reject' in b ? 'reject' : 'error200');
 
 /** What one model of a profile declares, read as the rules need it. */
 export interface Declared {
@@ -115,8 +115,13 @@ const echoedText = (d: Declared) => d.server.echoKey;
 // ---------------------------------------------------------------------------------------------------
 // Refusals of invalid requests
 
+type Conformance = 'pass' | 'warn' | 'fail';
+
+/** The graver of two conformance verdicts. */
+const worst = (a: Conformance, b: Conformance): Conformance => (a === 'fail' || b === 'fail' ? 'fail' : a === 'warn' || b === 'warn' ? 'warn' : 'pass');
+
 /** How an invalid request's refusal reads, by the shape the server refuses in. */
-function refusalVerdict(server: ServerSettings): Verdict | undefined {
+function refusalVerdict(server: ServerSettings): Conformance | 'inconclusive' {
   if (server.errorPadding >= DEFAULT_MAX_BODY_BYTES) return 'inconclusive'; // a refusal larger than chatprobe reads: not read whole
   switch (server.errorStyle) {
     case 'openai':
@@ -132,13 +137,6 @@ function refusalVerdict(server: ServerSettings): Verdict | undefined {
   }
 }
 
-const worst = (a: Verdict | undefined, b: Verdict | undefined): Verdict | undefined => {
-  const order: Verdict[] = ['pass', 'warn', 'fail'];
-  if (a === undefined || b === undefined) return undefined;
-  if (!order.includes(a) || !order.includes(b)) return a === 'pass' ? b : a;
-  return order[Math.max(order.indexOf(a), order.indexOf(b))];
-};
-
 const invalidRequest: Rule = (d) => (d.server.validation === 'lenient' ? undefined : refusalVerdict(d.server));
 
 const outOfRange: Rule = (d) => {
@@ -148,8 +146,8 @@ const outOfRange: Rule = (d) => {
     case 'refuse':
       v = refused;
       break;
-    case 'unnamed':
-      v = worst(refused, 'warn');
+    case 'unnamed': // refused without naming the parameter
+      v = refused === 'inconclusive' ? refused : worst(refused, 'warn');
       break;
     case 'clamp': // answered in silence
     case 'llama-cpp': // temperature and top_p unchecked
@@ -187,7 +185,7 @@ const chatBasic: Rule = chatAnswer((d) => (d.q.emptyContent || reasoningFillsDef
 const chatSchema: Rule = chatAnswer((d) => (d.q.omitChoiceIndex ? 'fail' : d.q.omitStrictFields || d.q.omitUsage ? 'warn' : 'pass'));
 
 const STANDARD_FINISH = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'];
-const finishReasonVerdict = (reason: string | null | undefined): Verdict =>
+const finishReasonVerdict = (reason: string | null | undefined): Conformance =>
   reason === undefined ? 'pass' : reason === null || reason === '' ? 'fail' : STANDARD_FINISH.includes(reason) ? 'pass' : 'warn';
 
 const chatFinishReason: Rule = chatAnswer((d) => {
