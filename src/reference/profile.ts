@@ -5,8 +5,9 @@ import { VERSION } from '../version.js';
 /**
  * A reference-server profile: data, not code. It imitates one server or gateway: how it authenticates,
  * how its errors look, and per model how each request feature behaves and which wire quirks it shows,
- * modelled on behaviour seen in real servers (../shared/PROBES.md). `expect` is the oracle the tests
- * compare the audit with; the server never reads it.
+ * modelled on behaviour seen in real servers (../shared/PROBES.md). The verdicts an audit of it must give
+ * follow from what it declares (the oracle test derives them by rule, test/oracle/expectations.ts);
+ * `expect` holds only the verdicts no rule can say. The server never reads it.
  */
 export const Rejection = z.object({
   /** Values still accepted (reasoning models take temperature 1 and refuse the rest). */
@@ -211,7 +212,8 @@ export const ProfileModel = z.object({
   /** Milliseconds between streamed chunks: long enough that a busy client does not read them as one
    *  burst (streaming.buffered would call that buffering). */
   chunkDelayMs: z.number().min(0).max(1000).default(5),
-  /** The verdict each probe should give for this model (target-scope probes: see Profile.expect). */
+  /** Probe → the verdict it should give for this model, only where no rule derives it from what the model
+   *  declares (a fixed answer's text, a sampler's luck decide it); target-scope probes: see Profile.expect. */
   expect: z.record(z.string(), Verdict).default({}),
 });
 export type ProfileModel = z.infer<typeof ProfileModel>;
@@ -264,10 +266,9 @@ export const Profile = z.object({
   description: z.string(),
   server: ServerSettings.default(ServerSettings.parse({})),
   models: z.array(ProfileModel).min(1),
-  /** The verdict each target-scope probe (auth, malformed input, /models) should give. */
+  /** The verdict a target-scope probe (auth, malformed input, /models) should give, only where no rule
+   *  derives it from the server's settings. */
   expect: z.record(z.string(), Verdict).default({}),
-  /** Verdicts every model of the profile should give unless its own `expect` says otherwise. */
-  modelExpect: z.record(z.string(), Verdict).default({}),
   /** How the oracle test audits this profile: with or without a key, and extra CLI flags. */
   oracle: z.object({ key: z.boolean().default(true), args: z.array(z.string()).default([]) }).default({ key: true, args: [] }),
 });

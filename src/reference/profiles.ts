@@ -53,9 +53,7 @@ export function loadProfile(nameOrPath: string): Profile {
   const raw = Object.hasOwn(BUNDLED, nameOrPath) ? BUNDLED[nameOrPath] : readProfileFile(nameOrPath);
   const parsed = Profile.safeParse(raw);
   if (!parsed.success) throw new Error(`profile "${nameOrPath}" is invalid at ${schemaProblem(parsed.error, raw)}`);
-  const profile = parsed.data;
-  for (const m of profile.models) m.expect = { ...profile.modelExpect, ...m.expect };
-  return profile;
+  return parsed.data;
 }
 
 function readProfileFile(path: string): unknown {

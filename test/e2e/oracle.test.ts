@@ -5,6 +5,7 @@ import { loadProfile, PROFILE_NAMES } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import { ENDPOINT, Report, type Verdict } from '../../src/report/model.js';
 import { PROBES } from '../../suites/index.js';
+import { endpointProbes, expectations, modelProbesOf } from '../oracle/expectations.js';
 import { SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { gateResults, viewOf } from '../../src/report/view.js';
 import { runCli } from '../helpers/cli.js';
@@ -14,27 +15,23 @@ import { parseJunit } from '../helpers/junit.js';
 
 const KEY = 'sk-oracle-test-key-0123456789';
 const apiProfiles = PROFILE_NAMES.filter((name) => loadProfile(name).server.mode === 'api');
-const targetProbes = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
-/** The billing probes run only where a balance route answers: on profiles with a meter. */
-const modelProbesOf = (name: string) =>
-  PROBES.filter((p) => p.scope !== 'target' && (p.area !== 'billing' || loadProfile(name).server.meter)).map((p) => p.id);
+const targetProbes = endpointProbes();
 
-/** Every cell a profile declares: `model probe` → verdict, endpoint cells under ENDPOINT. */
-function declared(name: string): Record<string, Verdict> {
-  const profile = loadProfile(name);
-  const cells: Record<string, Verdict> = {};
-  for (const [probe, v] of Object.entries(profile.expect)) cells[`${ENDPOINT} ${probe}`] = v;
-  for (const m of profile.models.filter((x) => x.listed)) for (const [probe, v] of Object.entries(m.expect)) cells[`${m.id} ${probe}`] = v;
-  return cells;
-}
+/**
+ * Every cell a profile must show: `model probe` → verdict, endpoint cells under ENDPOINT; each derived by
+ * rule from what the profile declares, or declared in its `expect` where no rule can say
+ * (test/oracle/expectations.ts).
+ */
+const expected = (name: string): Record<string, Verdict> => expectations(loadProfile(name), ENDPOINT);
 
 /**
  * The oracle: audit every reference profile with the real CLI and compare each cell of the matrix with
- * the verdict the profile declares for it.
+ * the verdict expected of it.
  */
 describe.each(apiProfiles)('profile %s', (name) => {
   const profile = loadProfile(name);
-  const modelProbes = modelProbesOf(name);
+  // The billing probes run only where a balance route answers: on profiles with a meter.
+  const modelProbes = modelProbesOf(profile);
   let server: ReferenceServer;
   let out: string;
   let run: Awaited<ReturnType<typeof runCli>>;
@@ -51,15 +48,18 @@ describe.each(apiProfiles)('profile %s', (name) => {
   }, 120_000);
   afterAll(() => server?.close());
 
-  it('declares a verdict for every probe of every listed model, and for every endpoint probe', () => {
-    for (const m of profile.models.filter((x) => x.listed)) expect(Object.keys(m.expect).sort(), m.id).toEqual([...modelProbes].sort());
-    expect(Object.keys(profile.expect).sort()).toEqual([...targetProbes].sort());
+  it('expects a verdict of every probe on every listed model and the endpoint: by rule, or declared only where no rule can say', () => {
+    // expectations() throws on a cell neither decides, on a declared verdict a rule already gives, and on
+    // a declared probe that does not run here.
+    const cells = expected(name);
+    const keys = [...profile.models.filter((x) => x.listed).flatMap((m) => modelProbes.map((p) => `${m.id} ${p}`)), ...targetProbes.map((p) => `${ENDPOINT} ${p}`)];
+    expect(Object.keys(cells).sort()).toEqual(keys.sort());
   });
 
   /**
    * A timing verdict whose own control stood it down: streaming.buffered is inconclusive when chatprobe's
    * event loop was held up long enough to have made the burst itself, which a machine running the whole
-   * suite on two cores does at times. Read as the declared verdict (never as its opposite); judge-buffered's
+   * suite on two cores does at times. Read as the expected verdict (never as its opposite); judge-buffered's
    * unit tests pin the rule.
    */
   const stoodDown = (model: string, probe: string) => {
@@ -67,8 +67,8 @@ describe.each(apiProfiles)('profile %s', (name) => {
     return r?.probe === 'streaming.buffered' && r.verdict === 'inconclusive' && /chatprobe's own event loop was held up \d+ ms while it arrived, long enough/.test(r.observed);
   };
 
-  it('gives every cell the declared verdict', () => {
-    const want = declared(name);
+  it('gives every cell the expected verdict', () => {
+    const want = expected(name);
     const actual = Object.fromEntries(report.results.map((r) => [`${r.model} ${r.probe}`, stoodDown(r.model, r.probe) ? want[`${r.model} ${r.probe}`] : r.verdict]));
     // A row that was not probed is one line in the report; each of its cells shows the row's verdict.
     const view = viewOf(report);
@@ -82,12 +82,13 @@ describe.each(apiProfiles)('profile %s', (name) => {
   it('renders the same verdicts in matrix.md', async () => {
     const md = await readFile(join(out, 'matrix.md'), 'utf8');
     const models = profile.models.filter((m) => m.listed);
+    const want = expected(name);
     for (const p of modelProbes) {
       const row = md.split('\n').find((l) => l.startsWith(`| \`${p}\` | c`));
       expect(row, p).toBeDefined();
       // "✅ pass", "💥 error: timeout": the verdict is the word after the mark.
-      const cells = row!.split(' | ').slice(2).map((c, i) => (stoodDown(models[i]!.id, p) ? models[i]!.expect[p] : /^\S+ (\w+)/.exec(c)?.[1]));
-      expect(cells, p).toEqual(models.map((m) => m.expect[p]));
+      const cells = row!.split(' | ').slice(2).map((c, i) => (stoodDown(models[i]!.id, p) ? want[`${models[i]!.id} ${p}`] : /^\S+ (\w+)/.exec(c)?.[1]));
+      expect(cells, p).toEqual(models.map((m) => want[`${m.id} ${p}`]));
     }
     for (const p of targetProbes) expect(md, p).toContain(`| \`${p}\` | `);
   });
@@ -158,7 +159,7 @@ describe('the reference profiles together', () => {
   it('show every verdict each probe can give', () => {
     const seen = new Map<string, Set<Verdict>>();
     for (const name of apiProfiles) {
-      for (const [cell, v] of Object.entries(declared(name))) {
+      for (const [cell, v] of Object.entries(expected(name))) {
         const probe = cell.slice(cell.lastIndexOf(' ') + 1);
         if (!seen.has(probe)) seen.set(probe, new Set());
         seen.get(probe)!.add(v);
@@ -168,7 +169,7 @@ describe('the reference profiles together', () => {
   });
 
   it('include a default profile that shows honoured, ignored and rejected and keeps the wire contract', () => {
-    const verdicts = new Set(Object.values(declared('default')));
+    const verdicts = new Set(Object.values(expected('default')));
     expect([...verdicts]).toEqual(expect.arrayContaining(['honoured', 'ignored', 'rejected']));
     expect([...verdicts].filter((v) => v === 'fail' || v === 'warn' || v === 'error')).toEqual([]);
     expect(loadProfile('default').models.length).toBeGreaterThanOrEqual(3);
