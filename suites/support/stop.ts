@@ -8,14 +8,22 @@ import { GREEDY_COUNT } from './length.js';
 /** Used when there is no greedy answer to take a stop string from: only a refusal can then be judged. */
 const PLACEHOLDER_STOP = '<|chatprobe-stop|>';
 
+/** Where the answer begins in a content that opens with a closed `<think>` block (0 without one). */
+export function answerStart(text: string): number {
+  return /^\s*<think>[\s\S]*?<\/think>/i.exec(text)?.[0].length ?? 0;
+}
+
 /**
  * A stop string taken from the model's own answer (verdict contract, rule 4): the shortest piece, 3 to 8
- * characters, that starts near 40% of the text, at a word start where there is one, and occurs there first.
- * Any model shows the effect of such a string, however weak: no instruction has to be followed.
+ * characters, that starts near 40% of the answer, at a word start where there is one, and occurs there
+ * first in the whole text. Any model shows the effect of such a string, however weak: no instruction has
+ * to be followed. The answer is what follows a `<think>` block in the content: a string from the thinking
+ * would test the stop on text a server may treat apart (a reasoning parser), and is never picked.
  */
 export function pickStop(text: string): { stop: string; at: number } | undefined {
-  if (text.trim().length < 12) return undefined;
-  const from = Math.floor(text.length * 0.4);
+  const start = answerStart(text);
+  if (text.slice(start).trim().length < 12) return undefined;
+  const from = start + Math.floor((text.length - start) * 0.4);
   /** The first string of 3 to 8 characters at `at`, not starting or ending in a space, that occurs there first. */
   const firstAt = (at: number): { stop: string; at: number } | undefined => {
     for (let len = 3; len <= 8 && at + len <= text.length; len++) {

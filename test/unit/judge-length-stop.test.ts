@@ -193,6 +193,14 @@ describe('judgeLength: usage read for what it is', () => {
 });
 
 describe('pickStop (rule 4)', () => {
+
+  it('takes the string from the answer after a <think> block, never from the thinking', () => {
+    const text = '<think>step step step step step step step step step step step step</think>1, 2, 3, 4, 5, 6, 7, 8, 9, 10';
+    const p = pickStop(text)!;
+    expect(p.at).toBeGreaterThan(text.indexOf('</think>'));
+    expect(text.indexOf(p.stop)).toBe(p.at);
+    expect(pickStop('<think>a long thought that goes on and on</think>OK')).toBeUndefined();
+  });
   it('takes a piece that first occurs near 40% of the answer, at a word start', () => {
     const p = pickStop(COUNT)!;
     expect(COUNT.indexOf(p.stop)).toBe(p.at);
