@@ -74,7 +74,7 @@ import billingStream from './billing/stream.js';
 import billingUsage from './billing/usage.js';
 
 /**
- * Every probe, in catalogue order (the order of ../shared/PROBES.md). Listed explicitly so the bundle
+ * Every probe, in catalogue order (the order of the README's probe table). Listed explicitly so the bundle
  * carries them; a test checks that every probe file under suites/ is listed here.
  */
 export const PROBES: readonly ProbeDefinition[] = [

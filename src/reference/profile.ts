@@ -5,7 +5,7 @@ import { VERSION } from '../version.js';
 /**
  * A reference-server profile: data, not code. It imitates one server or gateway: how it authenticates,
  * how its errors look, and per model how each request feature behaves and which wire quirks it shows,
- * modelled on behaviour seen in real servers (../shared/PROBES.md). The verdicts an audit of it must give
+ * modelled on behaviour seen in real servers (README: the bundled profiles). The verdicts an audit of it must give
  * follow from what it declares (the oracle test derives them by rule, test/oracle/expectations.ts);
  * `expect` holds only the verdicts no rule can say. The server never reads it.
  */
@@ -132,7 +132,7 @@ export const Quirks = z.object({
   /** prompt_tokens reported whatever the prompt: fake usage. */
   fixedPromptTokens: z.number().int().optional(),
   /** completion_tokens reported this many times over in every answer, streamed or not, and billed so: a
-   *  relay that over-counts (issue 31: 3×, 15 reported for a 5-token cut). */
+   *  relay that over-counts (one seen reported 3×: 15 for a 5-token cut). */
   usageInflate: z.number().min(1).optional(),
   /** The `model` the answer names, instead of the one requested ("" for empty). */
   echoModel: z.string().optional(),

@@ -121,7 +121,7 @@ export function inflatedUsage(capped: Exchange, uncapped: Exchange): { ratio: nu
  * with the finding `usage_count`, when the count is at most twice the limit and no reasoning ran (a server
  * may cut the visible answer at the limit while its reasoning runs on, counted).
  *
- * Usage the endpoint inflates (issue 31: a gateway reporting 3× the completion tokens of every answer) is
+ * Usage the endpoint inflates (a gateway seen reporting 3× the completion tokens of every answer) is
  * no evidence about the limit: where both answers report INFLATED_RATIO or more tokens per text piece, and
  * the same ratio, the text decides, with the finding `usage_inflated` naming the ratio (a billing fault).
  * Honoured then needs the text cut with "length" to at most `limit` pieces of an uncapped answer over three

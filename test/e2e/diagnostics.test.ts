@@ -10,7 +10,7 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 /**
- * Diagnostics that point the right way (issue 15): the key's own whitespace, the wrong scheme either way,
+ * Diagnostics that point the right way: the key's own whitespace, the wrong scheme either way,
  * and a certificate Node does not trust, each said as what to change, before a cell is run.
  */
 const KEY = 'sk-diag-Qw7xZp3Lk9Tr';

@@ -192,7 +192,7 @@ describe('an error body in a 2xx', () => {
   });
 });
 
-describe('usage inflated by a relay (issue 31)', () => {
+describe('usage inflated by a relay', () => {
   it('leaves the length limits honoured, from the cut, and names the ratio as a billing fault on each (the profile oracle checks verdicts only)', async () => {
     const server = await startReferenceServer({ profile: loadProfile('billing'), apiKey: KEY });
     try {

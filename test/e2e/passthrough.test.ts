@@ -226,7 +226,7 @@ describe('chatprobe passthrough through imitations of a rebuilding gateway (test
     }
   }
 
-  /** The cases of issue 31, and the stream cases whose claims now judge what the client assembles. */
+  /** The cases of what a rebuilding gateway changes, and the stream cases whose claims now judge what the client assembles. */
   const NEW = ['stream_frames', 'stream_usage', 'stream_usage_unasked', 'stream_content_type', 'response_system_fingerprint', 'tools_strict', 'response_n', 'response_empty_content', 'top_p_0', 'top_p_1', 'presence_penalty_min', 'presence_penalty_max', 'retry_4xx', 'retry_5xx'];
 
   it('the control: a gateway that forwards bytes as they come gets no finding, in any case (exit 0)', async () => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * - `faithful`: forwards the request's bytes and the answer's bytes as they come (the control).
  * - `tidy`: rebuilds every request and answer, changing nothing a client reads: request keys sorted; in a
  *   stream, its own ids, `system_fingerprint: null` added, keys reordered, comment lines dropped.
- * - `rebuilding`: what the Node gateway of issue 31 does. Requests: `stream_options.include_usage` added to
+ * - `rebuilding`: what a real Node gateway that rebuilds every answer was seen to do. Requests: `stream_options.include_usage` added to
  *   every stream, `tools[].function.strict` dropped, `top_p` 0 and 1 dropped, `presence_penalty` clamped to
  *   0 … 1; a 4xx or 5xx answer sent again twice. Answers: `system_fingerprint` dropped, the choices cut to
  *   one, `""` content beside tool calls made null. Streams, without a Content-Type and racing: the second

@@ -361,7 +361,7 @@ describe('passthrough stream reading, bounded where the gateway is in control', 
   });
 });
 
-describe('passthrough judgements, the cases of issue 31', () => {
+describe('passthrough judgements, what a rebuilding gateway changes', () => {
   const scripted = (id: string) => answerOf(id, MODEL, {}) as { body: Record<string, any>; status: number };
 
   it('request: top_p 0 and 1 dropped, presence_penalty clamped and a tool’s strict dropped fail; forwarded they pass', () => {
