@@ -34,21 +34,19 @@ export function readModelList(x: Exchange, baseUrl: string): ListedModel[] {
 
 /** What nginx, Caddy and others answer a plain-HTTP request sent to their TLS port. */
 const PLAIN_TO_TLS = /plain HTTP request was sent to HTTPS port|client sent an HTTP request to an HTTPS server|speak(s)? HTTPS/i;
-/** TLS spoken to a plain-HTTP port: the handshake reads an HTTP answer as a record. */
-const TLS_TO_PLAIN = /wrong version number|packet length too long|unknown protocol|ERR_SSL_|EPROTO/i;
-/** A certificate Node does not trust (a private CA, self-signed, expired, another host's name). */
-const UNTRUSTED = /CERT|UNABLE_TO_(VERIFY|GET_ISSUER)|SELF_SIGNED|ERR_TLS_CERT_ALTNAME_INVALID|certificate/i;
 
 /**
- * The advice for a GET /models that got no answer, pointed where the failure says: the scheme, the
+ * The advice for a GET /models that got no answer, pointed where the failure's kind says: the scheme, the
  * certificate, or the generic network and timeout advice.
  */
 export function transportAdvice(t: TransportFailure, baseUrl: string): string {
-  if (baseUrl.startsWith('https:') && TLS_TO_PLAIN.test(t.message)) return `the server speaks plain HTTP on this port: use http:// in the base URL (${baseUrl.replace(/^https:/, 'http:')})`;
-  if (baseUrl.startsWith('https:') && UNTRUSTED.test(t.message)) {
+  // TLS spoken to a plain-HTTP port: the handshake reads an HTTP answer as a record.
+  if (baseUrl.startsWith('https:') && t.kind === 'tls') return `the server speaks plain HTTP on this port: use http:// in the base URL (${baseUrl.replace(/^https:/, 'http:')})`;
+  if (baseUrl.startsWith('https:') && t.kind === 'certificate') {
     return "the server's certificate is not trusted by Node: if it is signed by your own CA, point NODE_EXTRA_CA_CERTS at that CA's PEM file (chatprobe never turns certificate checks off)";
   }
-  if (baseUrl.startsWith('http:') && t.code === 'network' && /UND_ERR_SOCKET|ECONNRESET|other side closed/i.test(t.message)) {
+  // Plain HTTP spoken to a TLS port: the server closes the connection on it.
+  if (baseUrl.startsWith('http:') && t.kind === 'reset') {
     return `${ADVICE.network}; if the server expects HTTPS on this port, use https:// (${baseUrl.replace(/^http:/, 'https:')})`;
   }
   return ADVICE[t.code];
