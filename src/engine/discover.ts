@@ -1,4 +1,4 @@
-import { ADVICE } from './diagnose.js';
+import { CAUSES } from '../report/causes.js';
 import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -47,9 +47,9 @@ export function transportAdvice(t: TransportFailure, baseUrl: string): string {
   }
   // Plain HTTP spoken to a TLS port: the server closes the connection on it.
   if (baseUrl.startsWith('http:') && t.kind === 'reset') {
-    return `${ADVICE.network}; if the server expects HTTPS on this port, use https:// (${baseUrl.replace(/^http:/, 'https:')})`;
+    return `${CAUSES.network.advice}; if the server expects HTTPS on this port, use https:// (${baseUrl.replace(/^http:/, 'https:')})`;
   }
-  return ADVICE[t.code];
+  return CAUSES[t.code].advice;
 }
 
 const SERVER_FAILED = 'the server, or a proxy in front of it, failed while listing its models: check the service behind the base URL, then run again';
@@ -78,7 +78,7 @@ function failedListAdvice(x: Exchange, baseUrl: string): string | undefined {
   }
   if (status === 404 || status === 405) return 'nothing answers GET /models there: check that the base URL is the API root ending in /v1 (e.g. https://host/v1)';
   if (x.cause === 'upstream') return SERVER_FAILED;
-  return x.cause ? ADVICE[x.cause] : undefined;
+  return x.cause ? CAUSES[x.cause].advice : undefined;
 }
 
 function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
@@ -86,7 +86,7 @@ function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
     throw new CannotTestError(`GET ${baseUrl}/models failed: ${describeFailure(x)}`, transportAdvice(x.transport, baseUrl));
   }
   if (x.cause === 'auth') {
-    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, ADVICE.auth);
+    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, CAUSES.auth.advice);
   }
   if (x.status === 400 && baseUrl.startsWith('http:') && PLAIN_TO_TLS.test(x.text)) {
     throw new CannotTestError(`GET ${baseUrl}/models answered HTTP 400: the server expects HTTPS on this port`, `use https:// in the base URL (${baseUrl.replace(/^http:/, 'https:')})`);
