@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TransportFailure } from '../../src/http/failure.js';
 import { transportAdvice } from '../../src/engine/discover.js';
 import { unusableStream } from '../../suites/support/streams.js';
+import { ROOT } from '../helpers/cli.js';
 import { delta, streamed } from '../helpers/exchanges.js';
 
 /** What is decided from a transport failure is decided from its kind: the message may say anything. */
@@ -33,5 +36,20 @@ describe('GET /models with no answer: the advice follows the failure kind, never
     expect(transportAdvice(failure('network', 'reset'), 'http://h:8443/v1')).toMatch(/if the server expects HTTPS on this port, use https:\/\/ \(https:\/\/h:8443\/v1\)$/);
     expect(transportAdvice(failure('network', 'connect'), 'http://h:8443/v1')).toBe('could not reach the server: check the base URL and the network');
     expect(transportAdvice(failure('timeout', 'headers-timeout'), 'http://h/v1')).toMatch(/^no complete answer within --timeout/);
+  });
+});
+
+describe('the source', () => {
+  it("never reads a transport failure's message to decide anything (its kind and code are the data)", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+    const reads = /transport\??\.message\??\.(includes|startsWith|endsWith|match)\(|\.(test|exec)\([^)]*transport\??\.message/;
+    const found = [...files(join(ROOT, 'src')), ...files(join(ROOT, 'suites'))].flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((line) => reads.test(line))
+        .map((line) => `${f.slice(ROOT.length)}: ${line.trim()}`),
+    );
+    expect(found).toEqual([]);
   });
 });
