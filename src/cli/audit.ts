@@ -5,6 +5,7 @@ import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
 import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline, type Baseline } from '../report/baseline.js';
+import { CAUSES } from '../report/causes.js';
 import { judge, judgeResult } from '../report/judge.js';
 import { extentText } from '../report/style.js';
 import { existsSync } from 'node:fs';
@@ -134,7 +135,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           if (options.quiet) return;
           // Rows the run did not reach before Ctrl-C or --max-duration are counted in the closing line, not
           // a progress line each: a run stopped early among 100,000 models wrote 100,000 lines here.
-          if (r.probe === EVERY_PROBE && (r.cause === 'interrupted' || r.cause === 'deadline')) return;
+          if (r.probe === EVERY_PROBE && r.cause !== undefined && CAUSES[r.cause].notRun) return;
           const cell = judgeResult(boundary.result(r), baseline);
           if (tty) {
             const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight, queued });

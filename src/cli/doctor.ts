@@ -1,24 +1,21 @@
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf } from '../config/options.js';
-import { ADVICE } from '../engine/diagnose.js';
 import { CannotTestError } from '../engine/errors.js';
 import { runAudit } from '../engine/run.js';
 import { oneLine } from '../boundary/text.js';
-import type { Cause, ModelEntry } from '../report/model.js';
+import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../report/causes.js';
+import type { ModelEntry } from '../report/model.js';
 import { EXIT } from './exit.js';
 import { err, guardSecrets, out } from './output.js';
 
-/** The checks a model passes in order, and the cause that fails each. */
-const STEPS: { name: string; causes: Cause[] }[] = [
-  { name: 'listed by GET /models', causes: ['model_not_listed'] },
-  { name: 'token accepted', causes: ['auth'] },
-  { name: "token's group can reach it", causes: ['model_not_in_group'] },
-  { name: 'quota left', causes: ['quota'] },
-  { name: 'no rate limit, upstream answers', causes: ['rate_limited', 'upstream', 'timeout', 'network'] },
-];
-
-/** Causes that leave no HTTP answer: the token, group and quota checks before them were never reached. */
-const NO_ANSWER: readonly Cause[] = ['timeout', 'network', 'interrupted', 'deadline', 'harness'];
+/** The words of each check a model passes, in order; which cause fails which is report/causes.ts's. */
+const CHECK_NAMES: Record<CheckId, string> = {
+  listed: 'listed by GET /models',
+  token: 'token accepted',
+  group: "token's group can reach it",
+  quota: 'quota left',
+  answers: 'no rate limit, upstream answers',
+};
 
 /** One check of a model, as the list prints it and `--json` gives it. */
 export interface DoctorCheck {
@@ -38,23 +35,26 @@ export interface DoctorCheck {
  */
 export function doctorChecks(m: ModelEntry): DoctorCheck[] {
   const checks: DoctorCheck[] = [];
-  const failing = m.cause ? STEPS.find((s) => s.causes.includes(m.cause!)) : undefined;
-  const unanswered = m.cause !== undefined && NO_ANSWER.includes(m.cause);
-  const failure = (): DoctorCheck => ({ name: failing?.name ?? 'smoke call', state: 'fail', seen: oneLine(m.smoke?.message ?? m.cause!), advice: ADVICE[m.cause!] });
+  const cause = m.cause ? CAUSES[m.cause] : undefined;
+  const failing = cause?.check;
+  // With no HTTP answer (a timeout, the run stopped), the token, group and quota checks were never reached.
+  const unanswered = cause !== undefined && !cause.answered;
+  const failure = (): DoctorCheck => ({ name: failing ? CHECK_NAMES[failing] : 'smoke call', state: 'fail', seen: oneLine(m.smoke?.message ?? m.cause!), advice: cause!.advice });
   // A 2xx whose body is an error (the message then says so, read by spec/error.ts) answered nothing.
   const errorIn2xx = m.smoke?.status !== undefined && m.smoke.status >= 200 && m.smoke.status < 300 && m.smoke.message !== undefined;
   const answer = m.smoke ? `HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message && !errorIn2xx ? ` (${oneLine(m.smoke.message)})` : ''}` : 'no smoke call';
-  for (const step of STEPS) {
+  for (const step of DOCTOR_CHECKS) {
     if (step === failing) return [...checks, failure()];
-    if (step === STEPS[0]) {
-      checks.push(m.listed ? { name: step.name, state: 'pass', seen: 'listed' } : { name: step.name, state: 'note', seen: 'not listed by GET /models: called anyway (--allow-unlisted)' });
+    const name = CHECK_NAMES[step];
+    if (step === 'listed') {
+      checks.push(m.listed ? { name, state: 'pass', seen: 'listed' } : { name, state: 'note', seen: 'not listed by GET /models: called anyway (--allow-unlisted)' });
       continue;
     }
     if (unanswered) {
-      checks.push({ name: step.name, state: 'unknown', seen: 'not known (no HTTP answer to tell)' });
+      checks.push({ name, state: 'unknown', seen: 'not known (no HTTP answer to tell)' });
       continue;
     }
-    checks.push({ name: step.name, state: 'pass', seen: answer });
+    checks.push({ name, state: 'pass', seen: answer });
   }
   // A cause no step names (the run stopped, our own failure): said last, never as a pass.
   if (m.cause) return [...checks, failure()];
@@ -71,12 +71,12 @@ export function doctorChecks(m: ModelEntry): DoctorCheck[] {
 /** The checklist of one model as lines: a pass shows what it saw on the last step only (the smoke call's answer). */
 export function doctorLines(m: ModelEntry): string[] {
   const lines = [`model ${oneLine(m.id)}`];
-  const last = STEPS.at(-1)!.name;
+  const last = CHECK_NAMES[DOCTOR_CHECKS.at(-1)!];
   for (const c of doctorChecks(m)) {
     if (c.state === 'pass') lines.push(`  ✓ ${c.name}${c.name === last && m.smoke ? `: ${c.seen}` : ''}`);
     else if (c.state === 'fail') lines.push(`  ✗ ${c.name}: ${c.seen}`, `    ${c.advice}`);
     else if (c.state === 'unknown') lines.push(`  ? ${c.name}: ${c.seen}`);
-    else lines.push(`  ! ${c.name === STEPS[0]!.name ? c.seen : `${c.name}: ${c.seen}`}${c.advice ? `: ${c.advice}` : ''}`);
+    else lines.push(`  ! ${c.name === CHECK_NAMES.listed ? c.seen : `${c.name}: ${c.seen}`}${c.advice ? `: ${c.advice}` : ''}`);
   }
   return lines;
 }

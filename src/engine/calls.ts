@@ -22,9 +22,9 @@ export const MAX_RETRY_WAIT_MS = 30_000;
 
 /** A call not sent because the run was stopped (`reason`: the stop signal's). */
 const notSent = (reason: unknown): HttpResponse => {
-  const { code } = stopFailure(reason);
+  const { code, kind } = stopFailure(reason);
   const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
-  return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, message: `not sent: ${why}` } };
+  return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, kind, message: `not sent: ${why}` } };
 };
 
 /**
@@ -254,6 +254,7 @@ export class CallLog {
     if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
     if (!x.ok) record.error = clip(describeFailure(x), 500);
+    if (x.transport) record.transport = x.transport.kind;
     else if (errorIn2xx(x.json)) this.errorBodies.add(id);
     for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = isCredentialHeader(name) ? REDACTED : x.headers[name]!;
     this.trace.push(record);

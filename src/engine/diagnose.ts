@@ -2,8 +2,8 @@ import type { Cause } from '../report/model.js';
 import type { TransportFailure } from '../http/client.js';
 
 /**
- * One module turns statuses, bodies and transport failures into causes. Probes and reporters never match
- * error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
+ * One module turns statuses, bodies and transport failures into causes (what each cause then means is
+ * report/causes.ts). Probes and reporters never match error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
  * (Chinese messages included), OpenRouter-style 402.
  */
 export interface Diagnosable {
@@ -14,20 +14,6 @@ export interface Diagnosable {
   code: string | undefined;
   transport?: { code: TransportFailure['code'] } | undefined;
 }
-
-export const ADVICE: Record<Cause, string> = {
-  auth: 'the token is at fault: fix it before investigating models',
-  model_not_listed: 'the model is not in GET /models; names must come from the live list (--allow-unlisted calls it anyway)',
-  model_not_in_group: "the token's group cannot reach this model: check the token's group and the channels serving the model",
-  quota: 'the token or account has no quota left: top it up or use another token',
-  rate_limited: 'rate limited: lower --concurrency or try again later',
-  upstream: 'the server or its upstream channel failed: check the channel serving this model',
-  timeout: 'no complete answer within --timeout: the server or its upstream is slow or stalled',
-  network: 'could not reach the server: check the base URL and the network',
-  harness: 'chatprobe itself failed here: please report it with trace.jsonl',
-  interrupted: 'the run was interrupted before this ran: run it again',
-  deadline: '--max-duration ran out before this ran: raise it, or audit fewer models or probes per run (--shard)',
-};
 
 const KEY_WORDING = /api[ _-]?key|token|令牌|unauthori[sz]ed|authenticat/i;
 const QUOTA_WORDING = /insufficient_(user_)?quota|quota|额度|余额|billing|credit/i;

@@ -1,4 +1,4 @@
-import { ADVICE } from './diagnose.js';
+import { CAUSES } from '../report/causes.js';
 import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from './errors.js';
 import type { Exchange } from './exchange.js';
@@ -34,24 +34,22 @@ export function readModelList(x: Exchange, baseUrl: string): ListedModel[] {
 
 /** What nginx, Caddy and others answer a plain-HTTP request sent to their TLS port. */
 const PLAIN_TO_TLS = /plain HTTP request was sent to HTTPS port|client sent an HTTP request to an HTTPS server|speak(s)? HTTPS/i;
-/** TLS spoken to a plain-HTTP port: the handshake reads an HTTP answer as a record. */
-const TLS_TO_PLAIN = /wrong version number|packet length too long|unknown protocol|ERR_SSL_|EPROTO/i;
-/** A certificate Node does not trust (a private CA, self-signed, expired, another host's name). */
-const UNTRUSTED = /CERT|UNABLE_TO_(VERIFY|GET_ISSUER)|SELF_SIGNED|ERR_TLS_CERT_ALTNAME_INVALID|certificate/i;
 
 /**
- * The advice for a GET /models that got no answer, pointed where the failure says: the scheme, the
+ * The advice for a GET /models that got no answer, pointed where the failure's kind says: the scheme, the
  * certificate, or the generic network and timeout advice.
  */
 export function transportAdvice(t: TransportFailure, baseUrl: string): string {
-  if (baseUrl.startsWith('https:') && TLS_TO_PLAIN.test(t.message)) return `the server speaks plain HTTP on this port: use http:// in the base URL (${baseUrl.replace(/^https:/, 'http:')})`;
-  if (baseUrl.startsWith('https:') && UNTRUSTED.test(t.message)) {
+  // TLS spoken to a plain-HTTP port: the handshake reads an HTTP answer as a record.
+  if (baseUrl.startsWith('https:') && t.kind === 'tls') return `the server speaks plain HTTP on this port: use http:// in the base URL (${baseUrl.replace(/^https:/, 'http:')})`;
+  if (baseUrl.startsWith('https:') && t.kind === 'certificate') {
     return "the server's certificate is not trusted by Node: if it is signed by your own CA, point NODE_EXTRA_CA_CERTS at that CA's PEM file (chatprobe never turns certificate checks off)";
   }
-  if (baseUrl.startsWith('http:') && t.code === 'network' && /UND_ERR_SOCKET|ECONNRESET|other side closed/i.test(t.message)) {
-    return `${ADVICE.network}; if the server expects HTTPS on this port, use https:// (${baseUrl.replace(/^http:/, 'https:')})`;
+  // Plain HTTP spoken to a TLS port: the server closes the connection on it.
+  if (baseUrl.startsWith('http:') && t.kind === 'reset') {
+    return `${CAUSES.network.advice}; if the server expects HTTPS on this port, use https:// (${baseUrl.replace(/^http:/, 'https:')})`;
   }
-  return ADVICE[t.code];
+  return CAUSES[t.code].advice;
 }
 
 const SERVER_FAILED = 'the server, or a proxy in front of it, failed while listing its models: check the service behind the base URL, then run again';
@@ -80,7 +78,7 @@ function failedListAdvice(x: Exchange, baseUrl: string): string | undefined {
   }
   if (status === 404 || status === 405) return 'nothing answers GET /models there: check that the base URL is the API root ending in /v1 (e.g. https://host/v1)';
   if (x.cause === 'upstream') return SERVER_FAILED;
-  return x.cause ? ADVICE[x.cause] : undefined;
+  return x.cause ? CAUSES[x.cause].advice : undefined;
 }
 
 function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
@@ -88,7 +86,7 @@ function parseModelList(x: Exchange, baseUrl: string): ListedModel[] {
     throw new CannotTestError(`GET ${baseUrl}/models failed: ${describeFailure(x)}`, transportAdvice(x.transport, baseUrl));
   }
   if (x.cause === 'auth') {
-    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, ADVICE.auth);
+    throw new CannotTestError(`GET ${baseUrl}/models answered ${describeFailure(x)}`, CAUSES.auth.advice);
   }
   if (x.status === 400 && baseUrl.startsWith('http:') && PLAIN_TO_TLS.test(x.text)) {
     throw new CannotTestError(`GET ${baseUrl}/models answered HTTP 400: the server expects HTTPS on this port`, `use https:// in the base URL (${baseUrl.replace(/^http:/, 'https:')})`);

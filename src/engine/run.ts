@@ -6,7 +6,7 @@ import { outcomeOf } from '../report/outcome.js';
 import { EVERY_PROBE, rowAsResult } from '../report/view.js';
 import { clip } from '../boundary/text.js';
 import { CallLog } from './calls.js';
-import { ADVICE } from './diagnose.js';
+import { CAUSES } from '../report/causes.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
@@ -75,9 +75,6 @@ const PROBES_PER_SLOT = 4;
 export function chainOf(p: ProbeDefinition, samples: number): number {
   return resolveCost(p.cost, samples).requests + (p.cost.shared ?? []).reduce((n, s) => n + resolveCost(s.cost, samples).requests, 0);
 }
-
-/** Causes that stop a model row after its smoke call: nothing further is spent on that model. */
-const ROW_STOPPERS = new Set(['auth', 'model_not_in_group', 'quota', 'rate_limited', 'upstream', 'timeout', 'network']);
 
 interface ModelState {
   plan: PlannedModel;
@@ -277,7 +274,7 @@ export async function runAudit(
       if (m.entry?.declared) state.entry.declared = m.entry.declared;
       if (!m.call) {
         state.entry.cause = 'model_not_listed';
-        state.entry.advice = m.closest && m.closest.length > 0 ? `${ADVICE.model_not_listed}; closest listed: ${m.closest.join(', ')}` : ADVICE.model_not_listed;
+        state.entry.advice = m.closest && m.closest.length > 0 ? `${CAUSES.model_not_listed.advice}; closest listed: ${m.closest.join(', ')}` : CAUSES.model_not_listed.advice;
         state.stopped = { verdict: 'error', cause: 'model_not_listed', observed: 'not run: the model is not listed by GET /models' };
       }
       return state;
@@ -332,7 +329,7 @@ export async function runAudit(
       state.entry.notRun = rowResult(v, evidence);
       if (!state.entry.cause && v.cause) {
         state.entry.cause = v.cause;
-        state.entry.advice = ADVICE[v.cause];
+        state.entry.advice = CAUSES[v.cause].advice;
       }
       state.shared.clear();
       done += modelProbes.length;
@@ -415,9 +412,10 @@ export async function runAudit(
           else if (errorIn2xx(smoke.json)) state.entry.smoke.message = clip(answerProblem(smoke) ?? describeFailure(smoke), MAX_MESSAGE);
           // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
           const cut = stopped() !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
-          if (!cut && smoke.cause && ROW_STOPPERS.has(smoke.cause)) {
+          // A cause that stops the row: nothing further is spent on that model (report/causes.ts).
+          if (!cut && smoke.cause && CAUSES[smoke.cause].stopsRow) {
             state.entry.cause = smoke.cause;
-            state.entry.advice = ADVICE[smoke.cause];
+            state.entry.advice = CAUSES[smoke.cause].advice;
             state.stopped = { verdict: 'error', cause: smoke.cause, observed: `not run: the smoke call failed with ${describeFailure(smoke)}` };
             if (smoke.status !== undefined) state.stopped.status = smoke.status;
           } else {

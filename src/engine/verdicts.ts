@@ -1,4 +1,4 @@
-import { ADVICE } from './diagnose.js';
+import { CAUSES } from '../report/causes.js';
 import type { Exchange } from './exchange.js';
 import type { ProbeVerdict } from './probe.js';
 import type { Cause, Finding } from '../report/model.js';
@@ -11,7 +11,7 @@ export const accepted = (observed: string): ProbeVerdict => ({ verdict: 'accepte
 export const inconclusive = (observed: string): ProbeVerdict => ({ verdict: 'inconclusive', observed });
 
 export function errored(cause: Cause, x: Exchange | undefined, observed?: string): ProbeVerdict {
-  const v: ProbeVerdict = { verdict: 'error', cause, observed: observed ?? `could not run: ${cause} (${ADVICE[cause]})` };
+  const v: ProbeVerdict = { verdict: 'error', cause, observed: observed ?? `could not run: ${cause} (${CAUSES[cause].advice})` };
   if (x?.status !== undefined) v.status = x.status;
   if (x?.errorMessage) v.message = x.errorMessage;
   return v;

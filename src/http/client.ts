@@ -1,5 +1,9 @@
 import { Agent, type Dispatcher } from 'undici';
 import { setOwn } from '../own.js';
+import { describeTransportFailure, ReaderFailed, RunStopped, stopFailure, type CallPhase, type TransportFailure } from './failure.js';
+
+export type { TransportFailure, TransportKind } from './failure.js';
+export { stopFailure } from './failure.js';
 
 /**
  * What chatprobe reads of one answer. Chat answers under our output limits are a few kilobytes, so 2 MiB
@@ -8,30 +12,6 @@ import { setOwn } from '../own.js';
  */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 export const MODEL_LIST_MAX_BYTES = 32 * 1024 * 1024;
-
-/** Why a call produced no complete HTTP response. Mapped to a failure cause in engine/diagnose.ts. */
-export type TransportFailure =
-  | { code: 'timeout'; message: string }
-  | { code: 'network'; message: string }
-  /** Cut short, or never sent, because the run was stopped: by Ctrl-C or SIGTERM, or by --max-duration. */
-  | { code: 'interrupted' | 'deadline'; message: string };
-
-/**
- * What a call the run's stop ended says: the stop's own cause (a deadline aborts with a TimeoutError, Ctrl-C
- * with none), never "no complete answer within --timeout", which blames the server.
- */
-export function stopFailure(reason: unknown): TransportFailure {
-  return (reason as { name?: string } | undefined)?.name === 'TimeoutError'
-    ? { code: 'deadline', message: 'cut short: --max-duration ran out' }
-    : { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' };
-}
-
-/** A call's abort by the run's stop, carrying what the call then says (stopFailure). */
-class RunStopped extends Error {
-  constructor(readonly failure: TransportFailure) {
-    super(failure.message);
-  }
-}
 
 export interface BodyChunk {
   /** Milliseconds since the request was sent. */
@@ -182,6 +162,11 @@ class Call implements Dispatcher.DispatchHandler {
     live.add(this);
   }
 
+  /** How far the call has got (undici starts a request once a connection is its). */
+  private phase(): CallPhase {
+    return this.status !== undefined ? 'body' : this.controller ? 'headers' : 'connect';
+  }
+
   private elapsed(): number {
     return Math.round((performance.now() - this.started) * 10) / 10;
   }
@@ -254,7 +239,7 @@ class Call implements Dispatcher.DispatchHandler {
         this.sink!.end(durationMs);
       } catch (failed) {
         // The call must still answer (its deadline is already cleared): the reader's failure is said.
-        err ??= failed;
+        err ??= new ReaderFailed((failed as Error)?.message ?? String(failed));
       }
     }
     const res: HttpResponse = {
@@ -270,7 +255,7 @@ class Call implements Dispatcher.DispatchHandler {
     };
     if (this.sunk) res.sunk = true;
     if (this.leftOpen) res.leftOpen = true;
-    if (err) res.transport = describeTransportFailure(err);
+    if (err) res.transport = describeTransportFailure(err, this.phase());
     this.resolve(res);
   }
 }
@@ -398,11 +383,8 @@ export class HttpClient {
 
 const ACCEPT = 'application/json, text/event-stream';
 
-/** Codes of a connection closed or reset under a request. */
-const CLOSED_CODES = /\b(UND_ERR_SOCKET|ECONNRESET|EPIPE)\b/;
-
 function closedUnanswered(res: HttpResponse): boolean {
-  return res.status === undefined && res.bytes === 0 && res.transport?.code === 'network' && CLOSED_CODES.test(res.transport.message);
+  return res.status === undefined && res.bytes === 0 && res.transport?.kind === 'reset';
 }
 
 /** One value per header (undici's names are lower-case already; a repeated header's values joined). */
@@ -418,22 +400,6 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
     setOwn(out, name, flat);
   }
   return out;
-}
-
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
-
-export function describeTransportFailure(err: unknown): TransportFailure {
-  if (err instanceof RunStopped) return err.failure;
-  const e = err as { name?: string; code?: unknown; message?: string; cause?: { code?: unknown; message?: string } };
-  // Node's error codes are strings; a DOMException's numeric code (23 for a timeout) says nothing to a reader.
-  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
-  if (e?.name === 'TimeoutError') return { code: 'timeout', message: 'no complete answer within --timeout' };
-  // OpenSSL's messages end with a line break.
-  const message = `${(e?.message ?? String(err)).trim()}${e?.cause?.message ? ` (${e.cause.message.trim()})` : ''}`;
-  if (e?.name === 'AbortError' || (code && TIMEOUT_CODES.has(code))) {
-    return { code: 'timeout', message: code ? `${code}: ${message}` : message };
-  }
-  return { code: 'network', message: code && !message.includes(code) ? `${code}: ${message}` : message };
 }
 
 export function bodyText(chunks: readonly BodyChunk[]): string {

@@ -38,9 +38,9 @@ export function judgeResult(r: ProbeResult, baseline: Baseline | undefined): Pro
 function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
   const { expected: _e, comparison: _c, ...cell } = r;
   const expected = expectedVerdicts(baseline, r.model, r.probe);
-  const { outcome, comparison } = outcomeOf(r.verdict, r.cause, expected);
+  const { outcome, comparison } = outcomeOf(r.verdict, r.cause, baseline ? { cell: expected } : undefined);
   const out: ProbeResult = { ...cell, outcome };
-  if (baseline && r.cause !== 'interrupted') out.comparison = comparison ?? 'new';
+  if (comparison) out.comparison = comparison;
   if (expected) out.expected = expected;
   return out;
 }
@@ -48,17 +48,16 @@ function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult 
 /** A not-probed row against the baseline's cells for the model as a whole. */
 function judgeRow(model: string, row: RowResult, baseline: Baseline | undefined): RowResult {
   const { comparison: _c, ...rest } = row;
-  const out: RowResult = { ...rest, outcome: outcomeOf(row.verdict, row.cause).outcome };
-  if (!baseline || row.cause === 'interrupted') return out;
-  const expected = baseline.cells[model];
-  if (!expected) return { ...out, comparison: 'new' };
-  const asExpected = Object.values(expected).every((e) => (Array.isArray(e) ? e : [e]).includes(row.verdict));
-  return { ...out, comparison: asExpected ? 'expected' : 'regression', outcome: asExpected ? 'passed' : 'failed' };
+  const cells = baseline?.cells[model];
+  const expected = cells ? Object.values(cells).map((e) => (Array.isArray(e) ? e : [e])) : undefined;
+  const { outcome, comparison } = outcomeOf(row.verdict, row.cause, baseline ? { row: expected } : undefined);
+  return comparison ? { ...rest, outcome, comparison } : { ...rest, outcome };
 }
 
 /**
  * The models the baseline expects that the run's plan did not have (GET /models no longer lists them),
- * among those the run was asked for: each a regression, one line.
+ * among those the run was asked for: each a regression, one line. No verdict was observed, so there is
+ * nothing for outcomeOf to weigh: missing is failed by definition.
  */
 function missingModels(report: Report, baseline: Baseline): ModelEntry[] {
   const planned = new Set(report.shard?.allModels ?? report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => m.id));

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRANSPORT_KINDS } from '../http/failure.js';
 
 /** The Report is the one model every writer renders from; a merged report renders like a live one. */
 export const SCHEMA_VERSION = 1;
@@ -235,6 +236,8 @@ export const CallRecord = z.object({
   truncated: z.boolean().optional(),
   cause: Cause.optional(),
   error: z.string().optional(),
+  /** What failed on the wire when the call got no complete answer (http/failure.ts): `error` says it in words. */
+  transport: z.enum(TRANSPORT_KINDS).optional(),
   /** For a retry: the id of the first attempt, and this attempt's number (1 = first retry). */
   retryOf: z.string().optional(),
   attempt: z.number().int().optional(),

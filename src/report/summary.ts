@@ -1,3 +1,4 @@
+import { CAUSES } from './causes.js';
 import type { Comparison, Outcome, ProbeResult, Report, Verdict } from './model.js';
 import { gateResults } from './view.js';
 
@@ -29,7 +30,7 @@ export function summarise(report: Report): Summary {
     if (r.comparison) comparisons[r.comparison]++;
   }
   const failures = results.filter((r) => r.outcome === 'failed' || r.outcome === 'errored');
-  const notRun = results.filter((r) => r.cause === 'deadline' || r.cause === 'interrupted').length;
+  const notRun = results.filter((r) => r.cause !== undefined && CAUSES[r.cause].notRun).length;
   return { outcomes, verdicts, comparisons, failures, notRun, exitCode: failures.length > 0 ? 1 : 0 };
 }
 

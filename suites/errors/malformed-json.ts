@@ -11,6 +11,8 @@ export default defineProbe({
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "max_tokens": ${LIMITS.word}, "messages": [{"role": "user", "content": "Say OK."}` }), 'a malformed JSON body');
+    const x = await ctx.send({ method: 'POST', path: '/chat/completions', rawBody: `{"model": ${JSON.stringify(ctx.model)}, "max_tokens": ${LIMITS.word}, "messages": [{"role": "user", "content": "Say OK."}` });
+    // The model is in a body the endpoint cannot read: a refusal of the model is its refusal of the body.
+    return judgeRefusal(x, 'a malformed JSON body', undefined, { noServableModel: true });
   },
 });

@@ -1,6 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, errored, fail, namesAny, note, warn } from '../../src/engine/verdicts.js';
+import { outsideTheRequest } from '../../src/report/causes.js';
 import type { Finding } from '../../src/report/model.js';
 import { readChoices, errorIn2xx } from '../../src/spec/completion.js';
 import { isObject } from '../../src/spec/stream.js';
@@ -23,9 +24,6 @@ export interface OutOfRangeTry {
   x?: Exchange;
   notSent?: string;
 }
-
-/** Rate limits, quota, timeouts and transport failures say nothing about validation: that value is untested. */
-const OUTSIDE = new Set(['auth', 'quota', 'rate_limited', 'timeout', 'network', 'model_not_listed', 'model_not_in_group']);
 
 /**
  * What a 2xx to an out-of-range value shows: the value was clamped or dropped in silence. The answer says
@@ -61,7 +59,8 @@ export function judgeOutOfRange(tries: readonly OutOfRangeTry[]): ProbeVerdict {
       untested.push(`${what} (${t.notSent ?? 'not sent'})`);
       continue;
     }
-    if (x.cause && OUTSIDE.has(x.cause)) {
+    // Rate limits, quota, the token, timeouts and transport failures say nothing about validation: that value is untested.
+    if (outsideTheRequest(x.cause)) {
       outside ??= x;
       untested.push(`${what} (${describeFailure(x)})`);
       continue;

@@ -16,9 +16,15 @@ export default defineProbe({
   cost: { requests: 1, maxTokens: LIMITS.word },
   async run(ctx) {
     const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });
-    return judgeRefusal(x, `the unknown model "${UNKNOWN_MODEL}"`, (ok) => {
-      const answered = isObject(ok.json) ? JSON.stringify(ok.json.model ?? null) : 'nothing';
-      return `expected a 4xx for an unknown model, got HTTP ${ok.status} answered by ${answered}: silent substitution`;
-    });
+    // A refusal of the model (404 model_not_found, new-api's 503 "无可用渠道") is the answer under test.
+    return judgeRefusal(
+      x,
+      `the unknown model "${UNKNOWN_MODEL}"`,
+      (ok) => {
+        const answered = isObject(ok.json) ? JSON.stringify(ok.json.model ?? null) : 'nothing';
+        return `expected a 4xx for an unknown model, got HTTP ${ok.status} answered by ${answered}: silent substitution`;
+      },
+      { noServableModel: true },
+    );
   },
 });

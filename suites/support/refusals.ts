@@ -1,20 +1,20 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
+import { outsideTheRequest, type RefusedRequest } from '../../src/report/causes.js';
 import type { Finding } from '../../src/report/model.js';
 import { errorIn2xx } from '../../src/spec/completion.js';
-
-/** Causes that say nothing about how the endpoint treats the request: the probe could not run. */
-const OUTSIDE = new Set(['rate_limited', 'quota', 'timeout', 'network']);
 
 /**
  * Judges the answer to a request that must be refused (invalid input, unknown model): a 4xx with the OpenAI
  * `{error:{message,…}}` envelope passes; another JSON shape warns; HTML, plain text, a 5xx (SDKs retry it)
  * or a 2xx fail; a 4xx whose body chatprobe did not read whole is inconclusive. The error shape found is
- * recorded either way.
+ * recorded either way. An answer whose cause says nothing about the request (a rate limit, quota, the token
+ * or its group refusing the model its smoke call reached, no answer: report/causes.ts) is an error with
+ * that cause.
  */
-export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) => string): ProbeVerdict {
-  if (x.cause && OUTSIDE.has(x.cause)) return errored(x.cause, x, `expected a 4xx for ${what}, got ${describeFailure(x)}`);
+export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) => string, request: RefusedRequest = {}): ProbeVerdict {
+  if (outsideTheRequest(x.cause, request)) return errored(x.cause, x, `expected a 4xx for ${what}, got ${describeFailure(x)}`);
   const status = x.status ?? 0;
   const shape = x.errorShape ?? 'none';
   const findings: Finding[] = [note('shape', `error shape: ${shape}`)];

@@ -15,8 +15,7 @@ export function unusableStream(x: StreamExchange, what: string, needChunks = tru
   }
   if (x.truncated) return inconclusive(`cannot judge ${what}: ${ourCut(x)} (after ${x.sse?.eventCount ?? 0} event(s))`);
   if (x.transport) {
-    const how =
-      x.transport.code !== 'timeout' ? 'broke' : x.transport.message.includes('BODY_TIMEOUT') ? 'stalled (no bytes within --timeout)' : 'ran past --timeout';
+    const how = x.transport.code !== 'timeout' ? 'broke' : x.transport.kind === 'body-stall' ? 'stalled (no bytes within --timeout)' : 'ran past --timeout';
     return errored(x.transport.code, x, `expected ${what}; the stream ${how} after ${x.sse?.eventCount ?? 0} event(s)`);
   }
   if (needChunks && x.assembled.chunks.length === 0) {

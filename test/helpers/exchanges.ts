@@ -81,13 +81,16 @@ export function refused(status: number, message: string, o: { param?: string | n
 /** HTTP 200 whose body is an error: a failure in disguise. */
 export const errorIn200 = (message = 'upstream error: the channel returned no answer') => raw(200, JSON.stringify({ error: { message, type: 'upstream_error' } }));
 
-export const timedOut = () => raw(undefined, '', '', { code: 'timeout', message: 'no answer within 60 s' });
+export const timedOut = () => raw(undefined, '', '', { code: 'timeout', kind: 'time-limit', message: 'no answer within 60 s' });
 
 /** n samples with the given contents, in order. */
 export const samples = (...contents: string[]) => contents.map((c) => reply(c));
 
-/** A 200 event stream of these chunks (objects are JSON-encoded), ended by `data: [DONE]` unless told otherwise. */
-export function streamed(chunks: unknown[], o: { done?: boolean } = {}): StreamExchange {
+/**
+ * A 200 event stream of these chunks (objects are JSON-encoded), ended by `data: [DONE]` unless told
+ * otherwise; with `transport`, what then failed on the wire.
+ */
+export function streamed(chunks: unknown[], o: { done?: boolean; transport?: HttpResponse['transport'] } = {}): StreamExchange {
   const events = chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`);
   if (o.done !== false) events.push('data: [DONE]\n\n');
   const res: HttpResponse = {
@@ -99,6 +102,7 @@ export function streamed(chunks: unknown[], o: { done?: boolean } = {}): StreamE
     cap: 2 * 1024 * 1024,
     durationMs: events.length,
     startedAt: 0,
+    ...(o.transport ? { transport: o.transport } : {}),
   };
   return toStreamExchange(`s${++seq}`, { method: 'POST', path: '/chat/completions', body: {} }, res);
 }

@@ -120,4 +120,18 @@ describe('a row stalls on calls that get no answer, not on streams that never en
     expect(c.stalled).toHaveLength(STALL_AFTER);
     await expect(c.chat({ messages: [], max_tokens: 5 }, 'p')).rejects.toThrow(/stopped answering/);
   });
+
+  it('records what failed on the wire, as data, in the exchange and its trace record', async () => {
+    const client = new HttpClient({ baseUrl: url, apiKey: undefined, headers: {}, timeoutMs: 150 });
+    const log = new CallLog(client, undefined);
+    const silent = await log.send({ method: 'POST', path: '/chat/completions', body: { model: 'silent' } }, 'p', 'silent');
+    const slow = await log.send({ method: 'POST', path: '/chat/completions', body: { model: 'headers-only' } }, 'p', 'headers-only');
+    await client.close();
+    expect(silent.transport).toMatchObject({ code: 'timeout', kind: 'headers-timeout' });
+    expect(slow.transport).toMatchObject({ code: 'timeout', kind: 'time-limit' });
+    expect(log.trace.map((r) => [r.cause, r.transport])).toEqual([
+      ['timeout', 'headers-timeout'],
+      ['timeout', 'time-limit'],
+    ]);
+  });
 });

@@ -4,6 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyText, deadlineSignal, HttpClient } from '../../src/http/client.js';
+import { describeTransportFailure } from '../../src/http/failure.js';
 import { StreamSink } from '../../src/engine/exchange.js';
 
 const KEY = 'sk-http-client-test';
@@ -67,6 +68,19 @@ beforeAll(async () => {
         stalled.push(res);
         return;
       }
+      case '/v1/hang':
+        // Takes the request and never answers: no status line, no headers.
+        stalled.push(res);
+        return;
+      case '/v1/reset-mid-body':
+        // Headers and part of the body, then the connection torn down.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"choices":[', () => req.socket.destroy());
+        return;
+      case '/v1/not-http':
+        // Bytes that are no HTTP answer where the status line should be.
+        req.socket.end('SPEAKING SOMETHING ELSE\r\n\r\n');
+        return;
       case '/v1/headers':
         // An informational answer first (103), then a header sent twice and one named __proto__.
         res.writeEarlyHints({ link: '</style.css>; rel=preload' });
@@ -141,12 +155,13 @@ describe('HttpClient', () => {
     expect(seen.some((s) => s.path === '/v1/elsewhere')).toBe(false);
   });
 
-  it('ends a stalled stream with a timeout, keeping what arrived', async () => {
+  it('ends a stalled stream with a timeout, keeping what arrived, and says the body stalled', async () => {
     const c = client({ timeoutMs: 2000, idleTimeoutMs: 150 });
     const res = await c.send({ method: 'POST', path: '/stall', body: {} });
     await c.close();
     expect(res.status).toBe(200);
     expect(res.transport?.code).toBe('timeout');
+    expect(res.transport?.kind).toBe('body-stall');
     expect(bodyText(res.chunks)).toBe('data: {}\n\n');
   });
 
@@ -155,6 +170,8 @@ describe('HttpClient', () => {
     const res = await c.send({ method: 'POST', path: '/stall', body: {} });
     await c.close();
     expect(res.transport?.code).toBe('timeout');
+    // The headers came: the answer was under way when --timeout ran out.
+    expect(res.transport?.kind).toBe('time-limit');
     expect(res.durationMs).toBeLessThan(5000);
   });
 
@@ -228,6 +245,7 @@ describe('HttpClient', () => {
     expect(seen.filter((s) => s.path === '/v1/reset').length - before).toBe(2);
     expect(res.status).toBeUndefined();
     expect(res.transport?.code).toBe('network');
+    expect(res.transport?.kind).toBe('reset');
     expect(res.resent).toBeDefined();
   });
 
@@ -253,8 +271,8 @@ describe('HttpClient', () => {
   });
 
   it.each([
-    ['Ctrl-C', undefined, { code: 'interrupted', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' }],
-    ['--max-duration', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), { code: 'deadline', message: 'cut short: --max-duration ran out' }],
+    ['Ctrl-C', undefined, { code: 'interrupted', kind: 'stopped', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' }],
+    ['--max-duration', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), { code: 'deadline', kind: 'stopped', message: 'cut short: --max-duration ran out' }],
   ])('ends every call in flight when the run is stopped (%s), saying so, never blaming the server', async (_stop, reason, said) => {
     const run = new AbortController();
     const c = client({ signal: run.signal });
@@ -283,6 +301,8 @@ describe('HttpClient', () => {
     const second = await c.send({ method: 'GET', path: '/keep-alive', timeoutMs: 200 }).then((res) => (order.push('second'), res));
     expect(second.status).toBeUndefined();
     expect(second.transport?.code).toBe('timeout');
+    // It never had a connection: the pool's one was held.
+    expect(second.transport?.kind).toBe('connect-timeout');
     expect((await first).transport?.code).toBe('timeout');
     expect(order).toEqual(['second', 'first']);
     await c.close();
@@ -308,7 +328,7 @@ describe('HttpClient', () => {
     await c.close();
     expect(res.status).toBe(200);
     expect(res.sunk).toBe(true);
-    expect(res.transport).toEqual({ code: 'network', message: 'the reader broke' });
+    expect(res.transport).toEqual({ code: 'network', kind: 'reader', message: 'the reader broke' });
   });
 
   it('rejects a request whose body JSON cannot carry, rather than throwing', () => {
@@ -324,6 +344,66 @@ describe('HttpClient', () => {
     await c.close();
     expect(res.status).toBeUndefined();
     expect(res.transport?.code).toBe('network');
+    expect(res.transport?.kind).toBe('connect');
     expect(res.transport?.message).toContain('ECONNREFUSED');
+  });
+
+  it('says a server that takes the request and never answers gave no headers within --timeout', async () => {
+    const c = client({ timeoutMs: 200 });
+    const res = await c.send({ method: 'POST', path: '/hang', body: {} });
+    await c.close();
+    expect(res.status).toBeUndefined();
+    expect(res.transport).toEqual({ code: 'timeout', kind: 'headers-timeout', message: 'no complete answer within --timeout' });
+  });
+
+  it('says a connection reset under a body was reset, keeping the status and what arrived, and does not send it again', async () => {
+    const c = client();
+    const before = seen.filter((s) => s.path === '/v1/reset-mid-body').length;
+    const res = await c.send({ method: 'POST', path: '/reset-mid-body', body: {} });
+    await c.close();
+    expect(res.status).toBe(200);
+    expect(bodyText(res.chunks)).toBe('{"choices":[');
+    expect(res.transport?.code).toBe('network');
+    expect(res.transport?.kind).toBe('reset');
+    expect(res.resent).toBeUndefined();
+    expect(seen.filter((s) => s.path === '/v1/reset-mid-body').length - before).toBe(1);
+  });
+
+  it('says an answer that is not HTTP is a protocol failure', async () => {
+    const c = client();
+    const res = await c.send({ method: 'GET', path: '/not-http' });
+    await c.close();
+    expect(res.status).toBeUndefined();
+    expect(res.transport?.code).toBe('network');
+    expect(res.transport?.kind).toBe('protocol');
+  });
+});
+
+describe('the kind of a transport failure', () => {
+  it('is read from the error code, never from the message', () => {
+    const fail = (code: string, message = 'whatever the message says, BODY_TIMEOUT or ECONNRESET') => describeTransportFailure(Object.assign(new Error(message), { code }));
+    expect(fail('UND_ERR_BODY_TIMEOUT')).toMatchObject({ code: 'timeout', kind: 'body-stall' });
+    expect(fail('UND_ERR_HEADERS_TIMEOUT')).toMatchObject({ code: 'timeout', kind: 'headers-timeout' });
+    expect(fail('UND_ERR_CONNECT_TIMEOUT')).toMatchObject({ code: 'timeout', kind: 'connect-timeout' });
+    expect(fail('UND_ERR_SOCKET', 'other side closed')).toMatchObject({ code: 'network', kind: 'reset', message: 'UND_ERR_SOCKET: other side closed' });
+    expect(fail('ECONNREFUSED')).toMatchObject({ code: 'network', kind: 'connect' });
+    expect(fail('ENOTFOUND')).toMatchObject({ code: 'network', kind: 'connect' });
+    expect(fail('ERR_SSL_WRONG_VERSION_NUMBER')).toMatchObject({ code: 'network', kind: 'tls' });
+    expect(fail('EPROTO')).toMatchObject({ code: 'network', kind: 'tls' });
+    expect(fail('DEPTH_ZERO_SELF_SIGNED_CERT')).toMatchObject({ code: 'network', kind: 'certificate' });
+    expect(fail('ERR_TLS_CERT_ALTNAME_INVALID')).toMatchObject({ code: 'network', kind: 'certificate' });
+    expect(fail('UNABLE_TO_VERIFY_LEAF_SIGNATURE')).toMatchObject({ code: 'network', kind: 'certificate' });
+    expect(fail('HPE_INVALID_CONSTANT')).toMatchObject({ code: 'network', kind: 'protocol' });
+    // A message that names a code is not the code: an error without one is of no known kind.
+    expect(describeTransportFailure(new Error('UND_ERR_BODY_TIMEOUT ECONNRESET certificate'))).toMatchObject({ code: 'network', kind: 'other' });
+    // The code on the error's cause (fetch's TypeError wraps the socket's error).
+    expect(describeTransportFailure(Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }) }))).toMatchObject({ code: 'network', kind: 'reset' });
+  });
+
+  it('of our own deadline is told by how far the call had got', () => {
+    const late = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+    expect(describeTransportFailure(late, 'connect')).toEqual({ code: 'timeout', kind: 'connect-timeout', message: 'no complete answer within --timeout' });
+    expect(describeTransportFailure(late, 'headers')).toMatchObject({ kind: 'headers-timeout' });
+    expect(describeTransportFailure(late, 'body')).toMatchObject({ kind: 'time-limit' });
   });
 });

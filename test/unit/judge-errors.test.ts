@@ -88,7 +88,9 @@ describe('errors.out_of_range', () => {
 });
 
 describe('judgeRefusal (errors.unknown_model, missing_messages, wrong_type, invalid_role)', () => {
-  const judge = (x: Exchange) => judgeRefusal(x, 'the unknown model', (ok) => `expected a 4xx, got HTTP ${ok.status} answered by ${JSON.stringify((ok.json as { model?: unknown }).model ?? null)}: silent substitution`);
+  // As errors.unknown_model asks: its request names a model no server has.
+  const judge = (x: Exchange) =>
+    judgeRefusal(x, 'the unknown model', (ok) => `expected a 4xx, got HTTP ${ok.status} answered by ${JSON.stringify((ok.json as { model?: unknown }).model ?? null)}: silent substitution`, { noServableModel: true });
 
   it('passes a 4xx in the OpenAI envelope', () => {
     expect(judge(refused(404, 'The model does not exist')).verdict).toBe('pass');
@@ -119,6 +121,33 @@ describe('judgeRefusal (errors.unknown_model, missing_messages, wrong_type, inva
     expect(v.observed).toContain('chatprobe stopped reading at its own cap');
     // The status alone still decides where the body does not matter: a 5xx is a 5xx however long.
     expect(judge(raw(500, `{"error":${'['.repeat(200)}${']'.repeat(200)}}`)).verdict).toBe('fail');
+  });
+
+  it("judges a refusal of the model when the request names none the endpoint can serve: 404 model_not_found, new-api's 403 and 503", () => {
+    expect(judge(refused(404, 'The model `chatprobe-no-such-model-7f3a9c` does not exist or you do not have access to it.'))).toMatchObject({ verdict: 'pass' });
+    const group = { error: { message: '该令牌无权使用模型：chatprobe-no-such-model-7f3a9c', type: 'new_api_error', param: '', code: '' } };
+    expect(judge(refused(403, '', { body: group }))).toMatchObject({ verdict: 'pass', status: 403 });
+    const channel = { error: { message: '当前分组 default 下对于模型 chatprobe-no-such-model-7f3a9c 无可用渠道', type: 'new_api_error', param: '', code: 'model_not_found' } };
+    expect(judge(refused(503, '', { body: channel }))).toMatchObject({ verdict: 'fail', findings: expect.arrayContaining([expect.objectContaining({ code: 'server_error' })]) });
+  });
+
+  it('trap: a refusal of the token, or of the model its smoke call reached, says nothing of how the endpoint treats the request: an error with that cause', () => {
+    // The row's model, reached by its smoke call: a 401 now is a token that expired or was revoked mid-run
+    // (new-api's tokens expire), not a refusal of missing messages; judged, it passed errors.missing_messages.
+    const asked = (x: Exchange) => judgeRefusal(x, 'missing messages');
+    expect(asked(refused(401, 'Incorrect API key provided.'))).toMatchObject({ verdict: 'error', cause: 'auth', status: 401 });
+    const group = { error: { message: '该令牌无权使用模型：gpt-4o', type: 'new_api_error', param: '', code: '' } };
+    expect(asked(refused(403, '', { body: group }))).toMatchObject({ verdict: 'error', cause: 'model_not_in_group' });
+    // Whatever the request names, the token refused is the token's fault.
+    expect(judge(refused(401, 'Incorrect API key provided.'))).toMatchObject({ verdict: 'error', cause: 'auth' });
+    // A 5xx is the endpoint's answer to the request: judged.
+    expect(asked(refused(500, 'internal error'))).toMatchObject({ verdict: 'fail' });
+  });
+
+  it('trap: a call the run stopped is an error with the stop, never an answer "in the none shape"', () => {
+    const stopped = raw(undefined, '', '', { code: 'interrupted', kind: 'stopped', message: 'cut short: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)' });
+    expect(judgeRefusal(stopped, 'missing messages')).toMatchObject({ verdict: 'error', cause: 'interrupted' });
+    expect(judgeOutOfRange(tries({ temperature: stopped, top_p: stopped, max_tokens: stopped, n: stopped }))).toMatchObject({ verdict: 'error', cause: 'interrupted' });
   });
 
   it('trap: an error inside a 200 is a refusal clients read as a success, not an answer nor an accepted request', () => {

@@ -12,7 +12,7 @@ function exchange(status: number | undefined, json?: unknown, extra: Partial<Str
   return {
     callId: 'c1', attempts: ['c1'], method: 'POST', path: '/chat/completions', status, ok: status !== undefined && status < 300, headers: {}, contentType: 'application/json',
     text, json: typeof json === 'string' ? undefined : json, parseError: undefined, bom: false, cuts: [], truncated: false, cap: 1 << 20, bytes: text.length, durationMs: 5, startedAt: 0,
-    requestId: undefined, usage: undefined, transport: status === undefined ? { code: 'timeout', message: 'timed out' } : undefined, errorMessage: status && status >= 400 ? 'refused' : undefined,
+    requestId: undefined, usage: undefined, transport: status === undefined ? { code: 'timeout', kind: 'time-limit', message: 'timed out' } : undefined, errorMessage: status && status >= 400 ? 'refused' : undefined,
     errorCode: undefined, errorParam: undefined, errorShape: undefined, cause: undefined,
     isEventStream: false, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [],
     ...extra,

@@ -43,6 +43,16 @@ describe('judge (observe, then judge)', () => {
     expect(judgeResult(row, baselineC)).toMatchObject({ outcome: 'passed', comparison: 'expected' });
   });
 
+  it("trap: chatprobe's own failure in a cell the baseline holds is an error, neither new nor a regression of the endpoint", () => {
+    const baseline: Baseline = { schemaVersion: 1, cells: { 'org/llama-3.1': { 'parameters.max_tokens': 'honoured' } } };
+    const judged = judge(sampleReport(), baseline, about);
+    const ours = judged.results.find((r) => r.cause === 'harness')!;
+    expect(ours).toMatchObject({ probe: 'parameters.max_tokens', verdict: 'error', outcome: 'errored', expected: ['honoured'] });
+    // It said "new: not in the baseline" of a cell the baseline held.
+    expect(ours.comparison).toBeUndefined();
+    expect(judged.summary!.exitCode).toBe(1);
+  });
+
   it('never says the baseline was rewritten from a run that did not finish (interrupted, or stopped at --max-duration)', () => {
     const updated = { path: 'b.json', updated: true };
     expect(judge(sampleReport(), undefined, updated).baseline).toEqual(updated);
