@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { CallLog } from '../engine/calls.js';
 import { METERS, readMeter, routeOf, type Meter } from './meter.js';
 
@@ -13,7 +12,7 @@ export type MeterSearch = { meter: Meter } | { off: string };
  * order that answers 200 with its shape: one round trip before the audit starts, not four. Run once,
  * before the plan is priced, so --dry-run says whether billing will be audited.
  */
-export async function findMeter(log: CallLog, baseUrl: string, signal?: AbortSignal): Promise<MeterSearch> {
+export async function findMeter(log: CallLog, baseUrl: string): Promise<MeterSearch> {
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const tried: string[] = [];
   const answers = await Promise.all(METERS.map((kind) => log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined)));
@@ -34,7 +33,8 @@ export async function findMeter(log: CallLog, baseUrl: string, signal?: AbortSig
         const v = readMeter(kind, x);
         return typeof v === 'number' ? { used: v, callId: x.callId } : { failed: v, callId: x.callId };
       },
-      wait: (ms) => (ms > 0 ? sleep(ms, undefined, signal ? { signal } : undefined).catch(() => undefined) : Promise.resolve()),
+      // By the log's clock: a replay of the run (record/replay.ts) does not wait.
+      wait: (ms) => log.wait(ms),
     };
     return { meter };
   }

@@ -3,7 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
-import { planAudit, runAudit, type AuditRun } from '../engine/run.js';
+import { planAudit, runAudit, type AuditHooks, type AuditOptions, type AuditRun } from '../engine/run.js';
+import type { ProbeDefinition } from '../engine/probe.js';
+import { RECORD_FILE } from '../record/format.js';
+import { RunRecord } from '../record/recorder.js';
 import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline, type Baseline } from '../report/baseline.js';
 import { CAUSES } from '../report/causes.js';
 import { judge, judgeResult } from '../report/judge.js';
@@ -66,14 +69,27 @@ function narrowing(options: ResolvedOptions): string[] {
   return by;
 }
 
-/** Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk. */
-export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Where a run's observations come from when it is not the endpoint: a recorded run, judged again
+ * (`chatprobe judge`, record/replay.ts). Its run is not recorded again.
+ */
+export interface RunSource {
+  run(options: AuditOptions, probes: readonly ProbeDefinition[], hooks: AuditHooks, signal: AbortSignal): Promise<AuditRun>;
+  /** What the progress line says the run does ("judging … from the record of"). */
+  doing: string;
+}
+
+/**
+ * Runs an audit with resolved options: progress on stderr, matrix (or JSON) on stdout, reports on disk,
+ * and the run's record (record.jsonl.gz) beside them; or, with `source`, the same from a recorded run.
+ */
+export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv, source?: RunSource): Promise<number> {
   const boundary = guardSecrets(secretsOf(options), ownVocabulary());
   const say = (text: string) => {
     if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
-  if (!options.apiKey) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
+  if (!options.apiKey && !source) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
   // Before the signal handlers: a dry run writes nothing, so a signal may stop it as it stops any program.
   if (options.dryRun) {
     try {
@@ -87,6 +103,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
   }
   let har: HarWriter | undefined;
+  let record: RunRecord | undefined;
   // Until the plan is made there is no partial report to finish: the first signal says what it does then.
   let begun = false;
   const interrupt = interruptible(say, () => harSaved(har), () => (begun ? FINISHING : 'interrupted while discovering the models: stopping (nothing audited yet, so no report will be written)'));
@@ -103,10 +120,15 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     // Every call as it completes, through the output boundary, into exchanges.har (report/har.ts).
     har = new HarWriter(join(options.out, HAR_FILE), VERSION);
     const recorder = har;
+    const auditOptions: AuditOptions = { ...options, expectedModels: expectedModels(baseline) };
+    // Every input of the judgements, through the output boundary, into record.jsonl.gz (record/recorder.ts).
+    const keeping = source ? undefined : new RunRecord(join(options.out, RECORD_FILE), boundary, auditOptions);
+    record = keeping;
+    const runWith = source ? source.run : (o: AuditOptions, p: readonly ProbeDefinition[], h: AuditHooks, s: AbortSignal) => runAudit(o, p, h, s, { recorder: keeping });
     let rows: RowProgress | undefined;
     const started = performance.now();
-    let run: AuditRun | undefined = await runAudit(
-      { ...options, expectedModels: expectedModels(baseline) },
+    let run: AuditRun | undefined = await runWith(
+      auditOptions,
       PROBES,
       {
         onPlan: (models, probes) => {
@@ -117,7 +139,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           rows = new RowProgress((model) => (model === ENDPOINT ? probes.length - perModel : perModel));
           const called = models.filter((m) => m.call).length;
           const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
-          say(`auditing ${extentText(called, probes)} at ${options.baseUrl}\n`);
+          say(`${source?.doing ?? 'auditing'} ${extentText(called, probes)} at ${options.baseUrl}\n`);
           if (called > LARGE_RUN_MODELS) {
             say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
           }
@@ -150,6 +172,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       interrupt.signal,
     );
     if (tty && !options.quiet) progress('');
+    record?.finish(run.report);
     // Past this line only the report that crossed the output boundary is used; the raw one is let go.
     const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const trace = run.trace;
@@ -160,9 +183,14 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const recorded = har;
     const signalled = interrupt.at();
     const writeBy = Math.min(endBy ?? Infinity, signalled === undefined ? Infinity : signalled + INTERRUPTED_WRITE_MS);
-    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit(), Number.isFinite(writeBy) ? writeBy : undefined);
+    const kept = record;
+    const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => {
+      recorded.commit();
+      kept?.commit();
+    }, Number.isFinite(writeBy) ? writeBy : undefined);
     har = undefined;
-    written.written = [...written.written, join(options.out, HAR_FILE)].sort();
+    record = undefined;
+    written.written = [...written.written, join(options.out, HAR_FILE), ...(kept ? [join(options.out, RECORD_FILE)] : [])].sort();
     if (options.json) for (const piece of jsonPieces(report)) out(piece);
     else if (!options.quiet) out(renderConsole(report, painter(Boolean(process.stdout.isTTY), env), terminalColumns()));
     for (const f of written.failed) err(`error: could not write ${f.file}: ${f.error}\n`);
@@ -218,6 +246,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   } finally {
     // A run that never started leaves no half-written file.
     har?.abandon();
+    record?.abandon();
     interrupt.release();
   }
 }

@@ -11,7 +11,7 @@ export const AUDIT_FLAGS = auditFlags as readonly FlagRow[];
 /** The audit flags passthrough shares. */
 const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
 
-export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'probes' | 'upstream' | 'passthrough';
+export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'judge' | 'probes' | 'upstream' | 'passthrough';
 
 export interface CommandSpec {
   name: CommandName;
@@ -97,6 +97,18 @@ export const COMMANDS: readonly CommandSpec[] = [
       probe: { describe: 'The probe id' },
     },
     options: {},
+  },
+  {
+    name: 'judge',
+    describe: "Judge a recorded run again, offline, from its record (record.jsonl.gz): the same reports, by this chatprobe's rules, and every cell judged otherwise than the run's report",
+    positionals: { run: { describe: 'A report folder holding record.jsonl.gz (or the file itself)' } },
+    options: {
+      out: { type: 'string', describe: 'Folder for the reports (default: judged/ inside the run\'s folder)' },
+      baseline: { type: 'string', describe: 'Judge the cells against this baseline' },
+      json: { type: 'boolean', default: false, describe: 'Print the report JSON on stdout instead of the matrix' },
+      quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors and the cells judged otherwise' },
+    },
+    examples: [['chatprobe judge reports', "yesterday's run in reports/, judged by today's rules, into reports/judged/"]],
   },
   {
     name: 'upstream',

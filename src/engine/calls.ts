@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HttpClient, stopFailure, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { stopFailure, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
@@ -20,11 +20,19 @@ export const keptHeader = (name: string): boolean =>
 /** The longest wait a Retry-After may ask for; a longer one ends the retries at once. */
 export const MAX_RETRY_WAIT_MS = 30_000;
 
+/** The answers of calls never sent (the run had stopped): made here, not by the transport. */
+const UNSENT = new WeakSet<HttpResponse>();
+
+/** Whether an answer is of a call never sent because the run had stopped. */
+export const wasSent = (res: HttpResponse): boolean => !UNSENT.has(res);
+
 /** A call not sent because the run was stopped (`reason`: the stop signal's). */
 const notSent = (reason: unknown): HttpResponse => {
   const { code, kind } = stopFailure(reason);
   const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
-  return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, kind, message: `not sent: ${why}` } };
+  const res: HttpResponse = { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, kind, message: `not sent: ${why}` } };
+  UNSENT.add(res);
+  return res;
 };
 
 /**
@@ -91,6 +99,82 @@ export function isoNow(now = Date.now()): string {
   return `${isoDay.prefix}${two(Math.floor(ms / 3_600_000))}:${two(Math.floor(ms / 60_000) % 60)}:${two(Math.floor(ms / 1000) % 60)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
 }
 
+/** Who asked for a call: the probe (the trace's `probe`), its model, and the shared exchange it was sent for. */
+export interface CallAsk {
+  probe: string;
+  model: string | undefined;
+  /**
+   * The key of the shared exchange the call was made for (engine/probe.ts SharedExchange): whichever probe
+   * of the model asked first sends it, so a replay knows the call by the exchange, not by that probe.
+   */
+  shared?: string;
+}
+
+/** One attempt as its transport is given it: its id and who asked; a retry names the call it retries. */
+export interface CallTag extends CallAsk {
+  id: string;
+  /** The first attempt's id, and this attempt's number (1 for the first retry). */
+  retryOf?: string;
+  attempt?: number;
+}
+
+/**
+ * What a CallLog sends through: the HTTP client (http/client.ts), or the replay of a recorded run
+ * (record/replay.ts), which answers each request from the record.
+ */
+export interface Transport {
+  send(req: HttpRequest, call: CallTag): Promise<HttpResponse>;
+  /** The request's headers and body as the record shows them (the key named by its variable, never held). */
+  prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined };
+  url(path: string, fromOrigin?: boolean): string;
+  close(): Promise<void>;
+  /**
+   * The id of an attempt, for a transport that names calls itself: a replay names each request by the
+   * recorded call it answers it with, so ids and evidence are the recorded run's, whatever order the
+   * replay sends in. Without it, calls are numbered as they are sent.
+   */
+  name?(call: Omit<CallTag, 'id'>, req: HttpRequest): string;
+}
+
+/**
+ * The times a CallLog reads and waits on: the wall clock and timers, or a replay's recorded times and no
+ * waits (record/replay.ts).
+ */
+export interface CallClock {
+  /** When the attempt is sent, as the trace writes it. */
+  sentAt(callId: string): string;
+  /** Wall-clock milliseconds when the attempt's answer came: a Retry-After date is read against it. */
+  answeredAt(callId: string): number;
+  /** Waits `ms` (a retry's wait, an --rpm slot, a balance settling); rejects once `signal` aborts. */
+  wait(ms: number, signal: AbortSignal | undefined): Promise<void>;
+}
+
+export const WALL_CLOCK: CallClock = {
+  sentAt: () => isoNow(),
+  answeredAt: () => Date.now(),
+  wait: (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined),
+};
+
+/**
+ * What keeps the run's record (record/recorder.ts): each attempt with its request and its answer as the
+ * client read it, a stream's chunks with their times included, so the judgements can be run again offline.
+ */
+export interface CallRecorder {
+  /** The sink a stream is read through: it keeps the chunks it is fed for the record, and feeds `sink`. */
+  tee(sink: BodySink): BodySink;
+  /** One attempt, answered or not sent (`teed`: the sink tee() gave it, for a stream); `wall`: answeredAt. */
+  add(call: CallTag, req: HttpRequest, res: HttpResponse, teed: BodySink | undefined, at: string, wall: number): void;
+}
+
+const askOf = (probe: string, model: string | undefined, shared: string | undefined): CallAsk => (shared === undefined ? { probe, model } : { probe, model, shared });
+
+/** An attempt's exchange, its trace record, and when its answer came (wall clock). */
+interface Settled {
+  x: Exchange;
+  record: CallRecord;
+  wall: number;
+}
+
 /** Sends calls, numbers them, retries rate limits, paces the run and keeps one trace record per attempt. */
 export class CallLog {
   readonly trace: CallRecord[] = [];
@@ -103,9 +187,13 @@ export class CallLog {
   private readonly cut = new Set<string>();
   /** Calls answered with a 2xx that carried an error body. */
   private readonly errorBodies = new Set<string>();
+  /** Keeps the run's record (record/recorder.ts), when one is kept. */
+  recorder: CallRecorder | undefined;
+  /** The clock calls are timed and wait by: a replay's recorded times and no waits instead of the wall clock's. */
+  clock: CallClock = WALL_CLOCK;
 
   constructor(
-    private readonly client: HttpClient,
+    private readonly client: Transport,
     private readonly signal: AbortSignal | undefined,
     private readonly policy: CallPolicy = { retries: 0, rpm: undefined },
     /** Prefix of call ids ("s2c" in shard 2), so merged traces keep unique ids. */
@@ -152,13 +240,21 @@ export class CallLog {
     return this.slots?.pendingCount ?? 0;
   }
 
-  /** One call, and its retries; `slot`: a slot held by sequence(), used instead of waiting for one. */
-  send(req: HttpRequest, probe: string, model: string | undefined, slot?: HeldSlot): Promise<Exchange> {
-    return this.call(req, probe, model, false, slot);
+  /**
+   * One call, and its retries; `slot`: a slot held by sequence(), used instead of waiting for one;
+   * `shared`: the shared exchange it is sent for.
+   */
+  send(req: HttpRequest, probe: string, model: string | undefined, slot?: HeldSlot, shared?: string): Promise<Exchange> {
+    return this.call(req, askOf(probe, model, shared), false, slot);
   }
 
-  stream(req: HttpRequest, probe: string, model: string | undefined, slot?: HeldSlot): Promise<StreamExchange> {
-    return this.call(req, probe, model, true, slot) as Promise<StreamExchange>;
+  stream(req: HttpRequest, probe: string, model: string | undefined, slot?: HeldSlot, shared?: string): Promise<StreamExchange> {
+    return this.call(req, askOf(probe, model, shared), true, slot) as Promise<StreamExchange>;
+  }
+
+  /** Waits `ms` by the log's clock, ending early (resolved) when the run stops: a balance read's settling. */
+  wait(ms: number): Promise<void> {
+    return ms > 0 ? this.clock.wait(ms, this.signal).catch(() => undefined) : Promise.resolve();
   }
 
   /**
@@ -167,33 +263,36 @@ export class CallLog {
    * exchange, its record and the retry are worked out in the one callback, not each in a promise of its own
    * (a fast call feels every promise hop of its way through the layers).
    */
-  private call(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
+  private call(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
     const slots = slot?.held ? undefined : this.slots;
-    if (!slots || slots.tryTake()) return this.attempt(req, probe, model, stream, slot, attempts, slots);
-    return new Promise<Exchange>((resolve) => slots.take(() => resolve(this.attempt(req, probe, model, stream, slot, attempts, slots))));
+    if (!slots || slots.tryTake()) return this.attempt(req, ask, stream, slot, attempts, slots);
+    return new Promise<Exchange>((resolve) => slots.take(() => resolve(this.attempt(req, ask, stream, slot, attempts, slots))));
   }
 
   /**
    * One attempt, its slot taken (`slots`: the slots it releases once answered; none for a held slot).
    * Numbered when it is sent; a stream is read as it arrives (StreamSink): parsed and judged without being held.
    */
-  private attempt(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[], slots: Slots | undefined): Promise<Exchange> {
+  private attempt(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[], slots: Slots | undefined): Promise<Exchange> {
     const send = (): Promise<Exchange> => {
-      const id = `${this.idPrefix}${++this.seq}`;
-      const at = isoNow();
+      const tag = this.tag(req, ask, attempts);
+      const id = tag.id;
+      const at = this.clock.sentAt(id);
       const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
-      const sent = this.signal?.aborted ? Promise.resolve(notSent(this.signal.reason)) : this.client.send(sink ? { ...req, sink } : req);
+      const teed = sink && this.recorder ? this.recorder.tee(sink) : sink;
+      const sent = this.signal?.aborted ? Promise.resolve(notSent(this.signal.reason)) : this.client.send(teed ? { ...req, sink: teed } : req, tag);
       return sent.then(
         (res) => {
           // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
-          let settled: { x: Exchange; record: CallRecord };
+          let settled: Settled;
           if (res.transport && this.signal?.aborted) this.cut.add(id);
           try {
-            settled = this.settle(req, probe, model, stream, id, at, res, sink);
+            settled = this.settle(req, tag, stream, at, res, sink);
+            this.recorder?.add(tag, req, res, teed, at, settled.wall);
           } finally {
             slots?.release();
           }
-          return this.retried(req, probe, model, stream, slot, attempts, settled);
+          return this.retried(req, ask, stream, slot, attempts, settled);
         },
         (err: unknown) => {
           slots?.release();
@@ -204,8 +303,15 @@ export class CallLog {
     return this.policy.rpm ? this.pace().then(send) : send();
   }
 
+  /** The attempt's id and who asked for it: numbered as it is sent, unless the transport names it. */
+  private tag(req: HttpRequest, ask: CallAsk, attempts: readonly string[]): CallTag {
+    const named: Omit<CallTag, 'id'> = attempts.length > 0 ? { ...ask, retryOf: attempts[0]!, attempt: attempts.length } : ask;
+    const id = this.client.name ? this.client.name(named, req) : `${this.idPrefix}${++this.seq}`;
+    return { ...named, id };
+  }
+
   /** The attempt's place among the call's attempts, and the next attempt after a wait if it was rate limited. */
-  private retried(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, slot: HeldSlot | undefined, attempts: string[], { x, record }: { x: Exchange; record: CallRecord }): Exchange | Promise<Exchange> {
+  private retried(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[], { x, record, wall }: Settled): Exchange | Promise<Exchange> {
     const attempt = attempts.length;
     attempts.push(x.callId);
     if (attempt > 0) {
@@ -214,15 +320,15 @@ export class CallLog {
     }
     // A first attempt's exchange already holds its own id alone; a retry's gets every id so far (a copy).
     if (attempt > 0) x.attempts = [...attempts];
-    const delay = attempt < this.policy.retries ? retryDelay(x, attempt) : undefined;
+    const delay = attempt < this.policy.retries ? retryDelay(x, attempt, wall) : undefined;
     if (!delay) return x;
     if ('stop' in delay) {
       record.error = `${record.error ?? ''}; not retried: ${delay.stop}`;
       return x;
     }
     record.waitMs = delay.waitMs;
-    return sleep(delay.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).then(
-      () => this.call(req, probe, model, stream, slot, attempts),
+    return this.clock.wait(delay.waitMs, this.signal).then(
+      () => this.call(req, ask, stream, slot, attempts),
       () => {
         // Stopped while waiting: the retries were cut short, so this answer is not the last attempt's.
         this.cut.add(x.callId);
@@ -237,11 +343,12 @@ export class CallLog {
     const now = Date.now();
     const slot = nextSlot(now, this.nextSlot, this.policy.rpm);
     this.nextSlot = slot.next;
-    if (slot.waitMs > 0) await sleep(slot.waitMs, undefined, this.signal ? { signal: this.signal } : undefined).catch(() => undefined);
+    if (slot.waitMs > 0) await this.clock.wait(slot.waitMs, this.signal).catch(() => undefined);
   }
 
   /** The exchange a call's answer makes, and its trace record. */
-  private settle(req: HttpRequest, probe: string, model: string | undefined, stream: boolean, id: string, at: string, res: HttpResponse, sink: StreamSink | undefined): { x: Exchange; record: CallRecord } {
+  private settle(req: HttpRequest, tag: CallTag, stream: boolean, at: string, res: HttpResponse, sink: StreamSink | undefined): Settled {
+    const { id, probe, model } = tag;
     const x = stream ? toStreamExchange(id, req, res, sink) : toExchange(id, req, res);
     const record: CallRecord = { id, at, probe, method: req.method, path: req.path, durationMs: x.durationMs, bytes: x.bytes };
     if (model !== undefined) record.model = model;
@@ -253,13 +360,13 @@ export class CallLog {
     if (x.truncated) record.truncated = true;
     if (res.resent) record.resent = clip(res.resent, 300);
     if (x.cause) record.cause = x.cause;
-    if (!x.ok) record.error = clip(describeFailure(x), 500);
     if (x.transport) record.transport = x.transport.kind;
+    if (!x.ok) record.error = clip(describeFailure(x), 500);
     else if (errorIn2xx(x.json)) this.errorBodies.add(id);
     for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = isCredentialHeader(name) ? REDACTED : x.headers[name]!;
     this.trace.push(record);
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
-    return { x, record };
+    return { x, record, wall: this.clock.answeredAt(id) };
   }
 
   /** The exchange as exchanges.har records it: bodies capped, the key named, never held. */

@@ -17,12 +17,22 @@ export function arrivalWindow(startedAt: number, times: readonly number[]): [num
 /** Ticks kept: a minute of them, in a ring (plain arrays grown as a run lasts: a short run allocates next to nothing). */
 const KEPT = 6000;
 
-export class LoopLag {
+/** What a judgement of timing asks of the run's lag (a replay answers it from the record: record/replay.ts). */
+export interface LagSource {
+  start(): void;
+  stop(): void;
+  /** The worst lateness (ms) of a tick that covered part of [from, to] (performance.now() times). */
+  worst(from: number, to: number): number;
+}
+
+export class LoopLag implements LagSource {
   private readonly at: number[] = [];
   private readonly late: number[] = [];
   private n = 0;
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
+  /** Shown each tick: when it fired and how late (the run's record keeps the late ones: record/recorder.ts). */
+  onLate: ((at: number, late: number) => void) | undefined;
 
   start(now = performance.now()): void {
     this.last = now;
@@ -35,8 +45,10 @@ export class LoopLag {
     // Filled in order up to KEPT, then round again: the arrays stay packed.
     const i = this.n++ % KEPT;
     this.at[i] = now;
-    this.late[i] = Math.max(0, now - this.last - TICK_MS);
+    const late = Math.max(0, now - this.last - TICK_MS);
+    this.late[i] = late;
     this.last = now;
+    this.onLate?.(now, late);
   }
 
   stop(): void {

@@ -49,6 +49,12 @@ function requestBody(model: string | undefined, body: ChatBody, rename: boolean,
   return out as ChatBody;
 }
 
+/** How the engine sends a probe's chat request: as the probe asked, and for which shared exchange, if any. */
+export type CallerOptions = ChatOptions & {
+  /** The shared exchange the request is made for (its key): the record knows the call by it (engine/calls.ts CallAsk). */
+  shared?: string;
+};
+
 /** Shown each final exchange of a model's caller (a probe's cell, keeping its evidence). */
 export interface CallObserver {
   seen(x: Exchange): void;
@@ -96,11 +102,11 @@ export class ModelCaller {
   ) {}
 
   /** A chat request; `observer` is shown its exchange once it is final (the probe's evidence), before the caller is. */
-  chat(body: ChatBody, probe: string, options: ChatOptions = {}, observer?: CallObserver): Promise<Exchange> {
+  chat(body: ChatBody, probe: string, options: CallerOptions = {}, observer?: CallObserver): Promise<Exchange> {
     return this.call(body, probe, options, false, observer);
   }
 
-  stream(body: ChatBody, probe: string, options: ChatOptions = {}, observer?: CallObserver): Promise<StreamExchange> {
+  stream(body: ChatBody, probe: string, options: CallerOptions = {}, observer?: CallObserver): Promise<StreamExchange> {
     return this.call(body, probe, options, true, observer) as Promise<StreamExchange>;
   }
 
@@ -154,7 +160,7 @@ export class ModelCaller {
    * fast call feels every promise hop of its way through the layers, so a call that needs no second try
    * is one hop here.
    */
-  private call(body: ChatBody, probe: string, options: ChatOptions, stream: boolean, observer: CallObserver | undefined): Promise<Exchange> {
+  private call(body: ChatBody, probe: string, options: CallerOptions, stream: boolean, observer: CallObserver | undefined): Promise<Exchange> {
     const done = (x: Exchange): Exchange => {
       observer?.seen(x);
       return x;
@@ -177,7 +183,7 @@ export class ModelCaller {
   }
 
   /** One chat request of the model (its limit renamed with `rename`), and a 5xx tried once more; `then` is given the result. */
-  private send(b: ChatBody, rename: boolean, probe: string, options: ChatOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
+  private send(b: ChatBody, rename: boolean, probe: string, options: CallerOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
     if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
     const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: requestBody(this.model, b, rename, stream) };
     try {
@@ -185,7 +191,7 @@ export class ModelCaller {
     } catch (err) {
       return Promise.reject(err);
     }
-    const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot) : this.log.send(req, probe, this.model, options.slot));
+    const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot, options.shared) : this.log.send(req, probe, this.model, options.slot, options.shared));
     return once().then((x) => {
       this.note(x);
       // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how

@@ -5,7 +5,7 @@ import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntr
 import { outcomeOf } from '../report/outcome.js';
 import { EVERY_PROBE, rowAsResult } from '../report/view.js';
 import { clip } from '../boundary/text.js';
-import { CallLog } from './calls.js';
+import { CallLog, type CallClock, type CallRecorder, type Transport } from './calls.js';
 import { CAUSES } from '../report/causes.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
@@ -22,7 +22,7 @@ import { CannotTestError } from './errors.js';
 import type { RecordedCall } from '../report/har.js';
 import { ReadyQueue } from './queue.js';
 import { describeRoom, noteRoom, ROOM_CAP } from './room.js';
-import { LoopLag } from './lag.js';
+import { LoopLag, type LagSource } from './lag.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls holding a slot (at most --concurrency), `queued`: calls waiting for one. */
@@ -34,9 +34,33 @@ export interface AuditHooks {
 
 /**
  * The options of a run, and the models a baseline expects: a name among them that GET /models no longer
- * lists is left to the judgement (a missing model, a regression), never refused as a typo.
+ * lists is left to the judgement (a missing model, a regression), never refused as a typo. `hasKey`: whether
+ * the run had a key, where the options cannot say (a replay holds no key: record/replay.ts).
  */
-export type AuditOptions = ResolvedOptions & { expectedModels?: ReadonlySet<string> | undefined };
+export type AuditOptions = ResolvedOptions & { expectedModels?: ReadonlySet<string> | undefined; hasKey?: boolean };
+
+/**
+ * Where a run meets the world, when that is not the network, the clock and its own timer: the replay of a
+ * recorded run (record/replay.ts) answers each call from the record, with the recorded times and lag and
+ * no waits, and stops where the record says the run stopped; a recorder (record/recorder.ts) keeps what
+ * the judgements read.
+ */
+export interface RunSeams {
+  transport?: Transport;
+  clock?: CallClock;
+  lag?: LagSource;
+  /** Fires where --max-duration ran out, instead of the run's own timer. */
+  deadline?: AbortSignal;
+  recorder?: RunRecorder;
+}
+
+/** What keeps a run's record: its calls, its loop lag as the judgements asked for it, and where it stopped. */
+export interface RunRecorder extends CallRecorder {
+  /** The run's lag, answered by `lag` and recorded. */
+  watch(lag: LoopLag): LagSource;
+  /** The run was stopped (Ctrl-C, SIGTERM, --max-duration) now: after the calls recorded so far. */
+  stopped(cause: 'interrupted' | 'deadline'): void;
+}
 
 export interface AuditRun {
   report: Report;
@@ -114,9 +138,9 @@ export interface PlanSummary {
   reasoningRoom: { perRequest: number; perModel: number; total: number };
 }
 
-/** The connection an audit (or a dry run) talks through: the client and the call log. */
-function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: HttpClient; log: CallLog } {
-  const client = new HttpClient({
+/** The connection an audit (or a dry run) talks through: the client (or `transport`) and the call log. */
+function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunSeams = {}): { client: Transport; log: CallLog } {
+  const client = seams.transport ?? new HttpClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
     keyVar: options.apiKeyEnv,
@@ -126,6 +150,8 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal): { client: 
     ...(signal ? { signal } : {}),
   });
   const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm, concurrency: options.concurrency }, options.shard ? `s${options.shard.index}c` : 'c');
+  if (seams.clock) log.clock = seams.clock;
+  log.recorder = seams.recorder;
   return { client, log };
 }
 
@@ -145,7 +171,6 @@ async function discover(
   log: CallLog,
   options: AuditOptions,
   probes: readonly ProbeDefinition[],
-  signal?: AbortSignal,
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
   const selected = selectProbes(probes, options.probes);
   const metered = selected.some((p) => p.area === 'billing');
@@ -156,7 +181,7 @@ async function discover(
   if (metered && off && selected.every((p) => p.area === 'billing')) throw billingCannotRun(off);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
-  const billing: MeterSearch = off ? { off } : await findMeter(log, options.baseUrl, signal);
+  const billing: MeterSearch = off ? { off } : await findMeter(log, options.baseUrl);
   if ('off' in billing && metered) {
     plan.probes = plan.probes.filter((p) => p.area !== 'billing');
     if (plan.probes.length === 0) throw billingCannotRun(billing.off);
@@ -205,6 +230,7 @@ export async function runAudit(
   probes: readonly ProbeDefinition[],
   hooks: AuditHooks = {},
   signal?: AbortSignal,
+  seams: RunSeams = {},
 ): Promise<AuditRun> {
   const finish = startRun();
   const began = performance.now();
@@ -212,7 +238,8 @@ export async function runAudit(
   // It covers writing the reports too: probing stops once the time left is what writing them needs
   // (writeReserveMs, which grows with the plan's models and the cells judged so far).
   const maxMs = options.maxDurationMs;
-  const deadlineController = maxMs ? new AbortController() : undefined;
+  // A replay's deadline fires where the record says (seams.deadline), not by this run's clock.
+  const deadlineController = maxMs && !seams.deadline ? new AbortController() : undefined;
   let size = { models: 0, cells: () => 0 };
   let reserveMs = 0;
   const check = () => {
@@ -223,14 +250,17 @@ export async function runAudit(
       deadlineController!.abort(new DOMException('--max-duration', 'TimeoutError'));
     }
   };
-  const checker = maxMs ? setInterval(check, RESERVE_CHECK_MS) : undefined;
+  const checker = deadlineController ? setInterval(check, RESERVE_CHECK_MS) : undefined;
   const timer = deadlineController ? { signal: deadlineController.signal, clear: () => clearInterval(checker) } : undefined;
-  const deadline = timer?.signal;
+  const deadline = seams.deadline ?? timer?.signal;
   const stopSignal = deadline && signal ? AbortSignal.any([signal, deadline]) : (deadline ?? signal);
-  const { client, log } = openSession(options, stopSignal);
+  const { client, log } = openSession(options, stopSignal, seams);
   log.onCall = hooks.onCall;
+  const recorder = seams.recorder;
+  // After the client's own listener: the calls the stop cuts short are recorded after it.
+  if (recorder) stopSignal?.addEventListener('abort', () => recorder.stopped(signal?.aborted ? 'interrupted' : 'deadline'), { once: true });
   // Our own event loop's lateness over the run: the control for verdicts on arrival timing.
-  const lag = new LoopLag();
+  const lag = seams.lag ?? (recorder ? recorder.watch(new LoopLag()) : new LoopLag());
   lag.start();
   /** Why no more cells run, once the run is being stopped: a cell finished after this is "not run". */
   const stopped = (): ProbeVerdict | undefined => {
@@ -239,7 +269,7 @@ export async function runAudit(
     return undefined;
   };
   try {
-    const { listing, plan: fullPlan, billing } = await discover(log, options, probes, stopSignal);
+    const { listing, plan: fullPlan, billing } = await discover(log, options, probes);
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     hooks.onPlan?.(plan.models, plan.probes);
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
@@ -251,7 +281,7 @@ export async function runAudit(
     const total = plan.models.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
     size = { models: plan.models.length, cells: () => results.length };
-    if (maxMs && !deadline!.aborted) check();
+    if (deadlineController && !deadline!.aborted) check();
     let done = 0;
     const emit = (r: ProbeResult) => {
       results.push(r);
@@ -280,7 +310,7 @@ export async function runAudit(
       return state;
     });
 
-    const probeOptions: ProbeContext['options'] = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: Boolean(options.apiKey) };
+    const probeOptions: ProbeContext['options'] = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: options.hasKey ?? Boolean(options.apiKey) };
     const scope: RunScope = { log, lag, listing, meter, options: probeOptions };
 
     const runProbe = async (p: ProbeDefinition, state: ModelState, resultModel: string) => {
@@ -533,7 +563,7 @@ export function shardPlan(plan: Plan, shard: { index: number; count: number }): 
 /** What every cell of a run shares: the call log, the loop's lateness, the model list and the meter. */
 interface RunScope {
   log: CallLog;
-  lag: LoopLag;
+  lag: LagSource;
   listing: Exchange;
   meter: Meter | undefined;
   options: ProbeContext['options'];
@@ -563,6 +593,8 @@ class CellContext implements ProbeContext, CallObserver {
     private readonly evidence: string[],
     /** Begun once the run was stopped: every call it would send fails at once, unsent and unrecorded. */
     private readonly sendsNothing = false,
+    /** The shared exchange this context makes (its key): its calls are that exchange's, not the probe's. */
+    private readonly sharedKey?: string,
   ) {
     this.model = state.plan.id;
     this.options = run.options;
@@ -593,12 +625,12 @@ class CellContext implements ProbeContext, CallObserver {
 
   chat(body: ChatBody, opts?: ChatOptions): Promise<Exchange> {
     if (this.sendsNothing) return Promise.reject(new NothingSent());
-    return this.state.caller.chat(body, this.p.id, opts, this);
+    return this.state.caller.chat(body, this.p.id, this.sharedKey === undefined ? opts : { ...opts, shared: this.sharedKey }, this);
   }
 
   stream(body: ChatBody, opts?: ChatOptions): Promise<StreamExchange> {
     if (this.sendsNothing) return Promise.reject(new NothingSent());
-    return this.state.caller.stream(body, this.p.id, opts, this);
+    return this.state.caller.stream(body, this.p.id, this.sharedKey === undefined ? opts : { ...opts, shared: this.sharedKey }, this);
   }
 
   send(req: HttpRequest): Promise<Exchange> {
@@ -608,7 +640,7 @@ class CellContext implements ProbeContext, CallObserver {
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.run.log.send(req, this.p.id, this.model).then((x) => this.track(x));
+    return this.run.log.send(req, this.p.id, this.model, undefined, this.sharedKey).then((x) => this.track(x));
   }
 
   control(): Exchange {
@@ -637,7 +669,7 @@ class CellContext implements ProbeContext, CallObserver {
       const calls: string[] = [];
       let value: Promise<T>;
       try {
-        value = s.make(new CellContext(this.run, this.p, this.state, calls, this.sendsNothing));
+        value = s.make(new CellContext(this.run, this.p, this.state, calls, this.sendsNothing, s.key));
       } catch (err) {
         // A make() that throws at once fails its callers as a rejected exchange would, not by a throw.
         value = Promise.reject(err);

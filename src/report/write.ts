@@ -1,3 +1,4 @@
+import { RECORD_FILE } from '../record/format.js';
 import { access, appendFile, constants, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { CannotTestError } from '../engine/errors.js';
 import { unwritable } from '../words.js';
@@ -90,7 +91,7 @@ export interface WriteOutcome {
 }
 
 /** Every file a run puts in the folder: what is kept together when a partial run would replace them. */
-const RUN_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'report.html', 'exchanges.har'];
+const RUN_FILES = ['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'report.html', 'exchanges.har', RECORD_FILE];
 
 /**
  * Where a partial run (interrupted, or some file not written) moves the complete run's reports it would

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallLog, type HeldSlot } from '../../src/engine/calls.js';
+import { CallLog, type HeldSlot, type Transport } from '../../src/engine/calls.js';
 import { HttpClient } from '../../src/http/client.js';
 import { ModelCaller, STALL_AFTER } from '../../src/engine/requests.js';
 
@@ -133,5 +133,27 @@ describe('a row stalls on calls that get no answer, not on streams that never en
       ['timeout', 'headers-timeout'],
       ['timeout', 'time-limit'],
     ]);
+  });
+});
+
+describe('CallLog, error bodies', () => {
+  /** A transport that answers each path with the status it names, and an error body. */
+  const answering: Transport = {
+    send: async (req) => {
+      const status = Number(req.path.slice(1));
+      const bytes = Buffer.from('{"error":{"message":"no","type":"invalid_request_error"}}');
+      return { status, headers: { 'content-type': 'application/json' }, chunks: [{ at: 1, bytes }], bytes: bytes.length, truncated: false, cap: 1 << 20, durationMs: 1, startedAt: 0 };
+    },
+    prepare: () => ({ headers: {}, payload: undefined }),
+    url: (path) => path,
+    close: async () => {},
+  };
+
+  it('marks an error body in a 2xx only: a 400 carrying the error envelope is no success with an error in it', async () => {
+    const log = new CallLog(answering, undefined);
+    const ok = await log.send({ method: 'GET', path: '/200' }, 'p', 'm');
+    const refused = await log.send({ method: 'GET', path: '/400' }, 'p', 'm');
+    expect(log.errorBodyIn2xx(ok.callId)).toBe(true);
+    expect(log.errorBodyIn2xx(refused.callId)).toBe(false);
   });
 });

@@ -1,0 +1,183 @@
+// The run's record (record.jsonl.gz): every input a judgement reads, so that `chatprobe judge` runs the
+// judgements again offline and gets the report the run wrote. One JSON value a line:
+// - the head: the options that shape the plan and the judgements (never the key), the tool's version;
+// - one line per attempt: who asked (model, probe or shared exchange, the call it retries), the request as
+//   its match key and its body, and the answer as the client read it: status, headers, the body chunk by
+//   chunk with each chunk's arrival time, our cap's cut, the transport failure, when it was sent;
+// - the event loop's lag: each window a judgement asked about with the answer it got, and the ticks that
+//   ran late by LATE_TICK_MS or more (for a window no judgement asked about yet);
+// - where the run stopped (Ctrl-C, --max-duration): after how many answers;
+// - the end: the calls recorded and the run's times.
+// Everything in it has passed the output boundary's redaction: a key a server echoed is recorded as
+// [REDACTED], as in every other file of the run.
+import { createHash } from 'node:crypto';
+import type { HttpRequest, TransportFailure } from '../http/client.js';
+import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
+
+export const RECORD_FILE = 'record.jsonl.gz';
+/** Raised when a line's meaning changes: a reader refuses a format it does not know. */
+export const RECORD_FORMAT = 1;
+
+/** The options a replay runs with: every one that shapes the plan, the calls or a verdict. */
+export interface RecordedOptions {
+  baseUrl: string;
+  apiKeyEnv: string;
+  /** --header values through the redaction (a secret one is [REDACTED]). */
+  headers: Record<string, string>;
+  models: string[];
+  probes: string[];
+  concurrency: number;
+  timeoutMs: number;
+  allowUnlisted: boolean;
+  strict: boolean;
+  requireAuth: boolean;
+  samples: number;
+  retries: number;
+  rpm?: number;
+  maxDurationMs?: number;
+  shard?: { index: number; count: number };
+  billing: boolean;
+  /** Whether the run had a key (the auth probes and the smoke call read it; the key itself is never here). */
+  hasKey: boolean;
+  /** The models the run's baseline expected: a name GET /models no longer lists stays a row. */
+  expectedModels?: string[];
+}
+
+export interface RecordHead {
+  record: 'chatprobe-run';
+  format: number;
+  /** The version of chatprobe that made the record. */
+  tool: string;
+  options: RecordedOptions;
+}
+
+/** How a request was authorised: the key by its kind, an auth probe's own header as `custom` (not its value). */
+export type RecordedAuth = 'default' | 'none' | 'raw-key' | 'custom';
+
+export interface RecordedRequest {
+  method: HttpRequest['method'];
+  path: string;
+  fromOrigin?: true;
+  auth: RecordedAuth;
+  /** The request's own headers (beside the client's), credentials' values [REDACTED]. */
+  headers?: Record<string, string>;
+  /** What the request is matched by: a hash of all of the above and its whole body (requestKey). */
+  key: string;
+  /** The body as sent, up to RECORDED_REQUEST_CHARS characters (`bodyChars`: its length, when cut). */
+  body?: string;
+  bodyChars?: number;
+}
+
+/** One chunk of a body as read: when it came (ms after the request was sent) and what it held. */
+export type RecordedChunk = [at: number, data: string];
+
+export interface RecordedResponse {
+  /** Not sent: the run had stopped (its `transport` says which stop). */
+  unsent?: true;
+  status?: number;
+  headers: Record<string, string>;
+  bytes: number;
+  truncated: boolean;
+  cap: number;
+  durationMs: number;
+  /** performance.now() when the request was sent: the lag windows are in these times. */
+  startedAt: number;
+  transport?: TransportFailure;
+  resent?: string;
+  encoding?: string;
+  undecodable?: string;
+  leftOpen?: true;
+  /** The body went to a reader as it came (a stream). */
+  sunk?: true;
+  /** The body's chunks as UTF-8 text; `raw` instead for a body that is not UTF-8 (base64 per chunk). */
+  text?: RecordedChunk[];
+  raw?: RecordedChunk[];
+  /** A body that is not UTF-8 and held a secret: recorded as decoded text (U+FFFD for what was not), redacted. */
+  lossy?: true;
+  /** A stream longer than the record keeps: the record holds its first RECORDED_STREAM_BYTES of `bytes`. */
+  recordCut?: true;
+}
+
+export interface RecordedCallLine {
+  /** The call id, as the trace and the cells' evidence name it. */
+  call: string;
+  probe: string;
+  model?: string;
+  shared?: string;
+  retryOf?: string;
+  attempt?: number;
+  /** When it was sent (ISO), and the wall-clock ms its answer came at (a Retry-After date is read against it). */
+  at: string;
+  wall: number;
+  req: RecordedRequest;
+  res: RecordedResponse;
+}
+
+/** A lag window a judgement asked about, and the answer: [from, to, worst ms]. */
+export interface RecordedLagLine {
+  lag: [from: number, to: number, worst: number];
+}
+
+/** Loop ticks that ran LATE_TICK_MS late or more: [performance.now() of the tick, ms late]. */
+export interface RecordedTicksLine {
+  ticks: [at: number, late: number][];
+}
+
+/** The run was stopped after `after` recorded answers. */
+export interface RecordedStopLine {
+  stop: 'interrupted' | 'deadline';
+  after: number;
+}
+
+export interface RecordedEndLine {
+  end: true;
+  calls: number;
+  /** The run's own times, which a replay's report keeps (matrix.md shows the run's duration). */
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+}
+
+export type RecordLine = RecordHead | RecordedCallLine | RecordedLagLine | RecordedTicksLine | RecordedStopLine | RecordedEndLine;
+
+/** Characters of a request body the record keeps to be read (the match key covers all of it). */
+export const RECORDED_REQUEST_CHARS = 64 * 1024;
+
+/**
+ * Bytes of a stream the record keeps: a stream is read whole, past the byte cap of a body (http/client.ts
+ * BodySink), so an endless one would make an endless record. A stream cut here replays in part, and the
+ * cells that read it say so (record/replay.ts).
+ */
+export const RECORDED_STREAM_BYTES = 2 * 1024 * 1024;
+
+/** Ticks later than this are recorded (a window no judgement asked about reads the others as on time). */
+export const LATE_TICK_MS = 1;
+
+/** The body a request is sent with, as the client writes it. */
+export function payloadOf(req: HttpRequest): string | undefined {
+  if (req.rawBody !== undefined) return req.rawBody;
+  return req.body === undefined ? undefined : JSON.stringify(req.body);
+}
+
+export function authOf(req: HttpRequest): RecordedAuth {
+  const auth = req.auth ?? 'default';
+  return typeof auth === 'object' ? 'custom' : auth;
+}
+
+/**
+ * What a request is known by in the record: its method, route, authorisation kind, own headers and whole
+ * body, hashed. `headers` and `payload` as the record shows them (redacted): a replay builds its requests
+ * from redacted inputs, and finds them by the same key.
+ */
+export function requestKey(req: HttpRequest, headers: Record<string, string> | undefined, payload: string | undefined): string {
+  const parts = [req.method, req.fromOrigin ? 'origin' : 'base', req.path, authOf(req), headers ? Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : 1)) : [], payload ?? null];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 24);
+}
+
+/** A request's own headers as the record shows them: a credential's value [REDACTED], the others redacted. */
+export function recordedHeaders(headers: Record<string, string> | undefined, redact: (text: string) => string): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) out[name] = isCredentialHeader(name) ? REDACTED : redact(value);
+  return out;
+}

@@ -1,0 +1,383 @@
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import { CannotTestError } from '../engine/errors.js';
+import { isoNow, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
+import { TICK_MS, type LagSource } from '../engine/lag.js';
+import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSeams } from '../engine/run.js';
+import type { ProbeDefinition } from '../engine/probe.js';
+import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { describeTransportFailure, ReaderFailed } from '../http/failure.js';
+import type { Report } from '../report/model.js';
+import { decodeBody } from './body.js';
+import {
+  payloadOf,
+  RECORD_FORMAT,
+  recordedHeaders,
+  requestKey,
+  type RecordedCallLine,
+  type RecordedEndLine,
+  type RecordedStopLine,
+  type RecordHead,
+  type RecordLine,
+} from './format.js';
+
+/** A record read whole. */
+export interface RunRecording {
+  head: RecordHead;
+  /** Every attempt, in the order their answers came (the order the run recorded them). */
+  calls: RecordedCallLine[];
+  /** The lag windows the judgements asked about: `from to` → worst ms. */
+  lag: Map<string, number>;
+  ticks: [number, number][];
+  stop: RecordedStopLine | undefined;
+  /** Missing when the run was killed before it ended: the record is then partial. */
+  end: RecordedEndLine | undefined;
+}
+
+/** Reads a record (record.jsonl.gz); a file that is not one, or of a format this chatprobe does not read, is refused. */
+export async function readRecording(path: string): Promise<RunRecording> {
+  let text: string;
+  try {
+    text = gunzipSync(await readFile(path)).toString('utf8');
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    throw new CannotTestError(code === 'ENOENT' ? `no run record at ${path}` : `${path} is not a chatprobe run record (${(e as Error).message})`, 'a run record is written by an audit beside its reports, as record.jsonl.gz');
+  }
+  const out: RunRecording = { head: undefined as unknown as RecordHead, calls: [], lag: new Map(), ticks: [], stop: undefined, end: undefined };
+  let n = 0;
+  for (const raw of text.split('\n')) {
+    if (raw === '') continue;
+    n++;
+    let line: RecordLine;
+    try {
+      line = JSON.parse(raw) as RecordLine;
+    } catch {
+      throw new CannotTestError(`${path}: line ${n} is not JSON: the record is damaged`);
+    }
+    if ('record' in line) {
+      if (line.record !== 'chatprobe-run' || line.format !== RECORD_FORMAT) {
+        throw new CannotTestError(`${path} is a run record of format ${String(line.format)}; this chatprobe reads format ${RECORD_FORMAT}`);
+      }
+      out.head = line;
+    } else if ('call' in line) out.calls.push(line);
+    else if ('lag' in line) out.lag.set(`${line.lag[0]} ${line.lag[1]}`, line.lag[2]);
+    else if ('ticks' in line) for (const t of line.ticks) out.ticks.push(t);
+    else if ('stop' in line) out.stop = line;
+    else if ('end' in line) out.end = line;
+  }
+  if (!out.head) throw new CannotTestError(`${path} is not a chatprobe run record (no head line)`);
+  return out;
+}
+
+/** The options a replay runs with: the recorded ones, no key (whether there was one is recorded), nothing written. */
+export function replayOptions(recording: RunRecording): AuditOptions {
+  const o = recording.head.options;
+  return {
+    baseUrl: o.baseUrl,
+    apiKey: undefined,
+    apiKeyEnv: o.apiKeyEnv,
+    headers: o.headers,
+    models: o.models,
+    probes: o.probes,
+    out: 'reports',
+    concurrency: o.concurrency,
+    timeoutMs: o.timeoutMs,
+    allowUnlisted: o.allowUnlisted,
+    strict: o.strict,
+    requireAuth: o.requireAuth,
+    samples: o.samples,
+    retries: o.retries,
+    rpm: o.rpm,
+    maxDurationMs: o.maxDurationMs,
+    baseline: undefined,
+    updateBaseline: false,
+    shard: o.shard,
+    billing: o.billing,
+    dryRun: false,
+    json: false,
+    quiet: false,
+    secrets: [],
+    hasKey: o.hasKey,
+    expectedModels: o.expectedModels ? new Set(o.expectedModels) : undefined,
+  };
+}
+
+/** What a replay could not take from the record, for `chatprobe judge` to say. */
+export interface ReplayGaps {
+  /** Requests the record does not hold (a rule that asks for more than the run sent): answered as a failure. */
+  unrecorded: CallTag[];
+  /** Recorded calls no request asked for (a rule that asks for less). */
+  notAsked: number;
+  /** Answers given out of the order the run got them, because the one due was never asked for. */
+  outOfOrder: number;
+  /** Lag windows no recorded judgement asked about, answered from the late ticks alone. */
+  lagFromTicks: number;
+  /** Calls whose body the record holds only in part (a stream past RECORDED_STREAM_BYTES) or as lossy text. */
+  partial: string[];
+}
+
+/**
+ * Turns of the event loop with nothing to deliver in the recorded order before the replay gives up waiting
+ * for the answer due and delivers the next it has: what the run would do next is done within a turn of
+ * the answer it followed (every wait of a replay is a turn, see wait()).
+ */
+const IDLE_TURNS = 3;
+
+const UNRECORDED = 'not in the run record: the recorded run sent no such request, so chatprobe judge has no answer for it';
+
+interface Waiter {
+  resolve(): void;
+  reject(reason: unknown): void;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * A recorded run, as a transport: each request is named by the recorded call it matches (its model, the
+ * probe or shared exchange that asked, its request key, and which occurrence of these it is; a retry by
+ * the call it retries and its number), so concurrency cannot give one probe's answer to another; and each
+ * answer is given in the order the run got them, one a turn of the event loop, so the engine's choices
+ * that follow the order of answers (the limit key a model refused, a row that stalled, the host of the
+ * endpoint probes) are made as they were. A stream's recorded chunks are fed to its reader as the client
+ * would feed them, with their times. Nothing waits: retry waits, --rpm pacing and balance settling take a
+ * turn; timeouts and cuts are the recorded ones. The run's stop (Ctrl-C, --max-duration) comes after the
+ * answer the record says it came after, and the calls it cut are answered at once, as it cut them.
+ */
+export class Replay implements Transport {
+  readonly interrupt = new AbortController();
+  private readonly deadline = new AbortController();
+  private readonly client: HttpClient;
+  /** First attempts by match key, in the order they were sent. */
+  private readonly byKey = new Map<string, RecordedCallLine[]>();
+  /** Retries by `retried-id#attempt`. */
+  private readonly retries = new Map<string, RecordedCallLine>();
+  private readonly taken = new Map<string, number>();
+  private readonly byId = new Map<string, { line: RecordedCallLine; rank: number }>();
+  private readonly claimed = new Set<string>();
+  /** Ranks (answer order) of the calls that were sent, ascending; `next`: the first not yet delivered. */
+  private readonly sentRanks: number[];
+  private next = 0;
+  private readonly delivered = new Set<number>();
+  private readonly pending = new Map<number, () => void>();
+  private readonly loose: (() => void)[] = [];
+  private waiters: Waiter[] = [];
+  private scheduled = false;
+  private idle = 0;
+  private stopFired = false;
+  private readonly gaps: ReplayGaps = { unrecorded: [], notAsked: 0, outOfOrder: 0, lagFromTicks: 0, partial: [] };
+
+  constructor(
+    private readonly recording: RunRecording,
+    options: AuditOptions,
+  ) {
+    // For the record's view of a request (prepare, url) only: it sends nothing.
+    this.client = new HttpClient({ baseUrl: options.baseUrl, apiKey: options.hasKey ? 'recorded' : undefined, keyVar: options.apiKeyEnv, headers: options.headers, timeoutMs: options.timeoutMs });
+    const seq = (id: string) => Number(/(\d+)$/.exec(id)?.[1] ?? 0);
+    const firsts = recording.calls.filter((c) => c.retryOf === undefined).sort((a, b) => seq(a.call) - seq(b.call));
+    for (const c of firsts) {
+      const key = matchKey(c.model, c.shared ?? c.probe, c.req.key);
+      const list = this.byKey.get(key);
+      if (list) list.push(c);
+      else this.byKey.set(key, [c]);
+    }
+    recording.calls.forEach((line, rank) => {
+      this.byId.set(line.call, { line, rank });
+      if (line.retryOf !== undefined) this.retries.set(`${line.retryOf}#${line.attempt}`, line);
+      if (line.res.recordCut || line.res.lossy) this.gaps.partial.push(line.call);
+    });
+    this.sentRanks = recording.calls.flatMap((line, rank) => (line.res.unsent ? [] : [rank]));
+  }
+
+  /** What runAudit runs through: this transport, the recorded clock and lag, and the recorded stop. */
+  seams(): RunSeams {
+    return { transport: this, clock: this.clock, lag: this.lag, deadline: this.deadline.signal };
+  }
+
+  readonly clock: CallClock = {
+    sentAt: (id) => this.byId.get(id)?.line.at ?? isoNow(),
+    answeredAt: (id) => this.byId.get(id)?.line.wall ?? Date.now(),
+    wait: (_ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        this.waiters.push({ resolve, reject, signal });
+        this.schedule();
+      }),
+  };
+
+  readonly lag: LagSource = {
+    start: () => {},
+    stop: () => {},
+    worst: (from, to) => {
+      const asked = this.recording.lag.get(`${from} ${to}`);
+      if (asked !== undefined) return asked;
+      this.gaps.lagFromTicks++;
+      let worst = 0;
+      // As LoopLag.worst reads its ticks: a tick `late` ms late covers the stretch since the one before it.
+      for (const [at, late] of this.recording.ticks) if (at >= from && at - TICK_MS - late <= to) worst = Math.max(worst, late);
+      return worst;
+    },
+  };
+
+  name(call: Omit<CallTag, 'id'>, req: HttpRequest): string {
+    let line: RecordedCallLine | undefined;
+    if (call.retryOf !== undefined) line = this.retries.get(`${call.retryOf}#${call.attempt}`);
+    else {
+      // As the record made it: from the requests' redacted view (the inputs of a replay are redacted already).
+      const key = matchKey(call.model, call.shared ?? call.probe, requestKey(req, recordedHeaders(req.headers, (t) => t), payloadOf(req)));
+      const n = this.taken.get(key) ?? 0;
+      this.taken.set(key, n + 1);
+      line = this.byKey.get(key)?.[n];
+    }
+    if (line && !this.claimed.has(line.call)) {
+      this.claimed.add(line.call);
+      return line.call;
+    }
+    const id = `unrecorded-${this.gaps.unrecorded.length + 1}`;
+    this.gaps.unrecorded.push({ ...call, id });
+    return id;
+  }
+
+  send(req: HttpRequest, call: CallTag): Promise<HttpResponse> {
+    const entry = this.byId.get(call.id);
+    return new Promise<HttpResponse>((resolve) => {
+      if (!entry) this.loose.push(() => resolve(unrecorded(req)));
+      else this.pending.set(entry.rank, () => resolve(answer(entry.line, req)));
+      this.schedule();
+    });
+  }
+
+  prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
+    return this.client.prepare(req, withKey && false);
+  }
+
+  url(path: string, fromOrigin?: boolean): string {
+    return this.client.url(path, fromOrigin);
+  }
+
+  close(): Promise<void> {
+    return this.client.close();
+  }
+
+  /** What the replay could not take from the record, once the run is over. */
+  summary(): ReplayGaps {
+    return { ...this.gaps, notAsked: this.recording.calls.length - this.claimed.size };
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.pump());
+  }
+
+  /**
+   * One turn: the run's stop if it is due; the waits; then the answer due in the recorded order, or, after
+   * IDLE_TURNS turns without it, an answer the record does not hold, else the earliest one asked for.
+   */
+  private pump(): void {
+    this.scheduled = false;
+    const stop = this.recording.stop;
+    if (stop && !this.stopFired && this.delivered.size >= stop.after) this.fireStop(stop);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) {
+      if (w.signal?.aborted) w.reject(w.signal.reason);
+      else w.resolve();
+    }
+    while (this.next < this.sentRanks.length && this.delivered.has(this.sentRanks[this.next]!)) this.next++;
+    const due = this.sentRanks[this.next];
+    const deliver = due === undefined ? undefined : this.pending.get(due);
+    if (deliver) {
+      this.take(due!);
+      deliver();
+      this.idle = 0;
+      this.schedule();
+      return;
+    }
+    if (this.pending.size === 0 && this.loose.length === 0) {
+      this.idle = 0;
+      if (this.waiters.length > 0) this.schedule();
+      return;
+    }
+    if (waiters.length > 0 || ++this.idle < IDLE_TURNS) {
+      this.schedule();
+      return;
+    }
+    this.idle = 0;
+    const first = this.loose.shift();
+    if (first) first();
+    else {
+      const earliest = Math.min(...this.pending.keys());
+      this.gaps.outOfOrder++;
+      this.pending.get(earliest)!();
+      this.take(earliest);
+    }
+    this.schedule();
+  }
+
+  private take(rank: number): void {
+    this.pending.delete(rank);
+    this.delivered.add(rank);
+  }
+
+  /** The stop, as it came: the calls it cut short (recorded as cut by it) answered at once, in their order. */
+  private fireStop(stop: RecordedStopLine): void {
+    this.stopFired = true;
+    if (stop.stop === 'deadline') this.deadline.abort(new DOMException('--max-duration', 'TimeoutError'));
+    else this.interrupt.abort();
+    const cut = [...this.pending.keys()].filter((rank) => this.recording.calls[rank]!.res.transport?.kind === 'stopped').sort((a, b) => a - b);
+    for (const rank of cut) {
+      const deliver = this.pending.get(rank)!;
+      this.take(rank);
+      deliver();
+    }
+  }
+}
+
+const matchKey = (model: string | undefined, asker: string, key: string) => `${model ?? ''}\u0000${asker}\u0000${key}`;
+
+/** The answer a recorded call got, as the client gave it: a stream fed to the request's reader, with its times. */
+function answer(line: RecordedCallLine, req: HttpRequest): HttpResponse {
+  const r = line.res;
+  const res: HttpResponse = { status: r.status, headers: r.headers, chunks: [], bytes: r.bytes, truncated: r.truncated, cap: r.cap, durationMs: r.durationMs, startedAt: r.startedAt };
+  const sent = payloadOf(req);
+  if (sent !== undefined) res.sentBody = sent;
+  if (r.transport) res.transport = r.transport;
+  if (r.resent) res.resent = r.resent;
+  if (r.encoding) res.encoding = r.encoding;
+  if (r.undecodable) res.undecodable = r.undecodable;
+  if (r.leftOpen) res.leftOpen = true;
+  const chunks = decodeBody(r);
+  const sink = req.sink;
+  if (sink && r.status !== undefined && sink.start(r.status, r.headers)) {
+    for (const c of chunks) sink.push(c.bytes, c.at);
+    try {
+      sink.end(r.durationMs);
+    } catch (failed) {
+      res.transport ??= describeTransportFailure(new ReaderFailed((failed as Error)?.message ?? String(failed)));
+    }
+    res.sunk = true;
+  } else res.chunks = chunks;
+  return res;
+}
+
+function unrecorded(req: HttpRequest): HttpResponse {
+  const res: HttpResponse = { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code: 'network', kind: 'other', message: UNRECORDED } };
+  const sent = payloadOf(req);
+  if (sent !== undefined) res.sentBody = sent;
+  return res;
+}
+
+/**
+ * Runs the recorded run's judgements again: the same engine, plan and probes, every call answered from the
+ * record (Replay). The report keeps the run's own times (it describes that run), judged by this chatprobe.
+ */
+export async function replayRun(
+  recording: RunRecording,
+  options: AuditOptions,
+  probes: readonly ProbeDefinition[],
+  hooks: AuditHooks = {},
+): Promise<{ run: AuditRun; gaps: ReplayGaps }> {
+  const replay = new Replay(recording, options);
+  const run = await runAudit(options, probes, hooks, replay.interrupt.signal, replay.seams());
+  const end = recording.end;
+  if (end) Object.assign(run.report, { startedAt: end.startedAt, finishedAt: end.finishedAt, durationMs: end.durationMs } satisfies Partial<Report>);
+  return { run, gaps: replay.summary() };
+}
