@@ -55,6 +55,14 @@ export class Boundary {
   }
 
   /**
+   * Where the secrets are in `text` (sorted, merged spans), for a writer that puts something of its own in
+   * their place: the run's record puts a stand-in of the same shape (record/conceal.ts).
+   */
+  secretSpans(text: string): [number, number][] {
+    return this.spans(text);
+  }
+
+  /**
    * Short strings cleaned so far (keys, header names, enum values: the same few, cleaned for every entry
    * of exchanges.har), each with the cap it was cut to. Bounded: a server's many distinct strings are
    * cleaned each time once it is full.

@@ -62,13 +62,21 @@ function piecesOf(texts: readonly string[]): Map<string, Piece[]> {
   return fields;
 }
 
-/** `texts` with every secret that their joined pieces hold removed; the same array when there is none. */
-export function redactStreamPieces(texts: readonly string[], boundary: Boundary): readonly string[] {
+/**
+ * `texts` with every secret that their joined pieces hold removed; the same array when there is none.
+ * `joined` rewrites the pieces of one field (by default the boundary's redaction: a [REDACTED] in each piece
+ * a secret touches; the run's record puts stand-ins of the same length instead: record/conceal.ts).
+ */
+export function redactStreamPieces(
+  texts: readonly string[],
+  boundary: Boundary,
+  joined: (pieces: readonly string[]) => string[] | undefined = (pieces) => boundary.joined(pieces),
+): readonly string[] {
   if (texts.length === 0) return texts;
   const edits = new Map<number, { start: number; end: number; text: string }[]>();
   for (const pieces of piecesOf(texts).values()) {
     if (pieces.length < 2) continue;
-    const redacted = boundary.joined(pieces.map((p) => p.value));
+    const redacted = joined(pieces.map((p) => p.value));
     if (!redacted) continue;
     pieces.forEach((p, i) => {
       if (redacted[i] === p.value) return;

@@ -122,7 +122,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const recorder = har;
     const auditOptions: AuditOptions = { ...options, expectedModels: expectedModels(baseline) };
     // Every input of the judgements, through the output boundary, into record.jsonl.gz (record/recorder.ts).
-    const keeping = source ? undefined : new RunRecord(join(options.out, RECORD_FILE), boundary, auditOptions);
+    const keeping = source ? undefined : new RunRecord(join(options.out, RECORD_FILE), boundary, auditOptions, secretsOf(options));
     record = keeping;
     const runWith = source ? source.run : (o: AuditOptions, p: readonly ProbeDefinition[], h: AuditHooks, s: AbortSignal) => runAudit(o, p, h, s, { recorder: keeping });
     let rows: RowProgress | undefined;

@@ -106,7 +106,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       out: { type: 'string', describe: 'Folder for the reports (default: judged/ inside the run\'s folder)' },
       baseline: { type: 'string', describe: 'Judge the cells against this baseline' },
       json: { type: 'boolean', default: false, describe: 'Print the report JSON on stdout instead of the matrix' },
-      quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors and the cells judged otherwise' },
+      quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors, what the record could not answer, and the cells judged otherwise' },
     },
     examples: [['chatprobe judge reports', "yesterday's run in reports/, judged by today's rules, into reports/judged/"]],
   },

@@ -60,12 +60,12 @@ export async function judgeCommand(runDir: string, flags: { out?: string; baseli
     if (unjudged.unrecorded.length > LISTED) err(`  … and ${unjudged.unrecorded.length - LISTED} more\n`);
   }
   if (unjudged.partial.length > 0) {
-    say(`${unjudged.partial.length} cell(s) read a stream the record holds only in part, or a body it holds as text: judged from what it holds:\n`);
-    for (const line of unjudged.partial.slice(0, LISTED)) say(`  ${line}\n`);
+    err(`${unjudged.partial.length} cell(s) read a stream the record holds only in part, or a body it holds as text: judged from what it holds:\n`);
+    for (const line of unjudged.partial.slice(0, LISTED)) err(`  ${line}\n`);
   }
-  if (gaps.notAsked > 0) say(`${gaps.notAsked} recorded call(s) were not asked for again (a probe asks for less than the run sent)\n`);
-  if (gaps.outOfOrder > 0) say(`${gaps.outOfOrder} answer(s) came out of the run's order (the one due was not asked for): a judgement that follows the order of answers may differ\n`);
-  if (gaps.lagFromTicks > 0) say(`${gaps.lagFromTicks} lag window(s) no recorded judgement asked about: read from the ticks that ran ${LATE_TICK_MS} ms late or more\n`);
+  if (gaps.notAsked > 0) err(`${gaps.notAsked} recorded call(s) were not asked for again (a probe asks for less than the run sent)\n`);
+  if (gaps.outOfOrder > 0) err(`${gaps.outOfOrder} answer(s) came out of the run's order (the one due was not asked for): a judgement that follows the order of answers may differ\n`);
+  if (gaps.lagFromTicks > 0) err(`${gaps.lagFromTicks} lag window(s) no recorded judgement asked about: read from the ticks that ran ${LATE_TICK_MS} ms late or more\n`);
   const reportPath = join(dir, 'report.json');
   if (existsSync(reportPath)) {
     try {

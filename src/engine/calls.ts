@@ -145,15 +145,26 @@ export interface CallClock {
   sentAt(callId: string): string;
   /** Wall-clock milliseconds when the attempt's answer came: a Retry-After date is read against it. */
   answeredAt(callId: string): number;
-  /** Waits `ms` (a retry's wait, an --rpm slot, a balance settling); rejects once `signal` aborts. */
-  wait(ms: number, signal: AbortSignal | undefined): Promise<void>;
+  /**
+   * Waits `ms`; rejects once `signal` aborts. `what`: which wait, as the record knows it: `retry <id>` before
+   * retrying the call <id>, `rpm` for an --rpm slot, `settle` for a balance to settle (waitKey).
+   */
+  wait(ms: number, signal: AbortSignal | undefined, what: string): Promise<void>;
 }
 
 export const WALL_CLOCK: CallClock = {
   sentAt: () => isoNow(),
   answeredAt: () => Date.now(),
-  wait: (ms, signal) => sleep(ms, undefined, signal ? { signal } : undefined),
+  wait: (ms, signal) => (ms > 0 ? sleep(ms, undefined, signal ? { signal } : undefined) : signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()),
 };
+
+/** A wait as the record knows it: a retry's by the call it retries; the others numbered in the order they begin. */
+export function waitKey(what: string, begun: Map<string, number>): string {
+  if (what.includes(' ')) return what;
+  const n = (begun.get(what) ?? 0) + 1;
+  begun.set(what, n);
+  return `${what} ${n}`;
+}
 
 /**
  * What keeps the run's record (record/recorder.ts): each attempt with its request and its answer as the
@@ -254,7 +265,7 @@ export class CallLog {
 
   /** Waits `ms` by the log's clock, ending early (resolved) when the run stops: a balance read's settling. */
   wait(ms: number): Promise<void> {
-    return ms > 0 ? this.clock.wait(ms, this.signal).catch(() => undefined) : Promise.resolve();
+    return this.clock.wait(ms, this.signal, 'settle').catch(() => undefined);
   }
 
   /**
@@ -327,7 +338,7 @@ export class CallLog {
       return x;
     }
     record.waitMs = delay.waitMs;
-    return this.clock.wait(delay.waitMs, this.signal).then(
+    return this.clock.wait(delay.waitMs, this.signal, `retry ${x.callId}`).then(
       () => this.call(req, ask, stream, slot, attempts),
       () => {
         // Stopped while waiting: the retries were cut short, so this answer is not the last attempt's.
@@ -343,7 +354,8 @@ export class CallLog {
     const now = Date.now();
     const slot = nextSlot(now, this.nextSlot, this.policy.rpm);
     this.nextSlot = slot.next;
-    if (slot.waitMs > 0) await this.clock.wait(slot.waitMs, this.signal).catch(() => undefined);
+    // Every call waits its turn by the clock, at once or not: a replay takes each turn where the run did.
+    await this.clock.wait(slot.waitMs, this.signal, 'rpm').catch(() => undefined);
   }
 
   /** The exchange a call's answer makes, and its trace record. */

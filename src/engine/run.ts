@@ -5,7 +5,7 @@ import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntr
 import { outcomeOf } from '../report/outcome.js';
 import { EVERY_PROBE, rowAsResult } from '../report/view.js';
 import { clip } from '../boundary/text.js';
-import { CallLog, type CallClock, type CallRecorder, type Transport } from './calls.js';
+import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
 import { CAUSES } from '../report/causes.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
@@ -60,6 +60,8 @@ export interface RunRecorder extends CallRecorder {
   watch(lag: LoopLag): LagSource;
   /** The run was stopped (Ctrl-C, SIGTERM, --max-duration) now: after the calls recorded so far. */
   stopped(cause: 'interrupted' | 'deadline'): void;
+  /** The run's clock, each wait's end recorded (where it came among the answers). */
+  clock(base: CallClock): CallClock;
 }
 
 export interface AuditRun {
@@ -150,7 +152,7 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunS
     ...(signal ? { signal } : {}),
   });
   const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm, concurrency: options.concurrency }, options.shard ? `s${options.shard.index}c` : 'c');
-  if (seams.clock) log.clock = seams.clock;
+  log.clock = seams.clock ?? seams.recorder?.clock(WALL_CLOCK) ?? WALL_CLOCK;
   log.recorder = seams.recorder;
   return { client, log };
 }

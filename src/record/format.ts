@@ -6,10 +6,11 @@
 //   chunk with each chunk's arrival time, our cap's cut, the transport failure, when it was sent;
 // - the event loop's lag: each window a judgement asked about with the answer it got, and the ticks that
 //   ran late by LATE_TICK_MS or more (for a window no judgement asked about yet);
-// - where the run stopped (Ctrl-C, --max-duration): after how many answers;
+// - where each wait ended (a retry's, an --rpm slot's, a balance settling's) and where the run stopped
+//   (Ctrl-C, --max-duration): after how many answers;
 // - the end: the calls recorded and the run's times.
-// Everything in it has passed the output boundary's redaction: a key a server echoed is recorded as
-// [REDACTED], as in every other file of the run.
+// The run's secrets are not in it: a key a server echoed is recorded as the key's stand-in, a random string
+// of its shape (record/conceal.ts), which `chatprobe judge` redacts from its reports as the run did the key.
 import { createHash } from 'node:crypto';
 import type { HttpRequest, TransportFailure } from '../http/client.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
@@ -49,6 +50,8 @@ export interface RecordHead {
   /** The version of chatprobe that made the record. */
   tool: string;
   options: RecordedOptions;
+  /** Each secret's stand-in (record/conceal.ts): what the record holds where a server sent a secret back. */
+  standIns: string[];
 }
 
 /** How a request was authorised: the key by its kind, an auth probe's own header as `custom` (not its value). */
@@ -66,6 +69,8 @@ export interface RecordedRequest {
   /** The body as sent, up to RECORDED_REQUEST_CHARS characters (`bodyChars`: its length, when cut). */
   body?: string;
   bodyChars?: number;
+  /** The body carried a secret (an answer with the key echoed in it, sent back): the record holds its stand-in. */
+  concealed?: true;
 }
 
 /** One chunk of a body as read: when it came (ms after the request was sent) and what it held. */
@@ -123,6 +128,17 @@ export interface RecordedTicksLine {
   ticks: [at: number, late: number][];
 }
 
+/**
+ * A wait ended (a retry's, an --rpm slot's, a balance settling's: engine/calls.ts waitKey) after `after`
+ * recorded answers; `stopped`: ended by the run's stop. Waits end between answers, and what they let go
+ * (a retry, a paced call) takes its place among the answers: a replay ends each where the run did.
+ */
+export interface RecordedWaitLine {
+  waited: string;
+  after: number;
+  stopped?: true;
+}
+
 /** The run was stopped after `after` recorded answers. */
 export interface RecordedStopLine {
   stop: 'interrupted' | 'deadline';
@@ -138,7 +154,7 @@ export interface RecordedEndLine {
   durationMs: number;
 }
 
-export type RecordLine = RecordHead | RecordedCallLine | RecordedLagLine | RecordedTicksLine | RecordedStopLine | RecordedEndLine;
+export type RecordLine = RecordHead | RecordedCallLine | RecordedLagLine | RecordedTicksLine | RecordedWaitLine | RecordedStopLine | RecordedEndLine;
 
 /** Characters of a request body the record keeps to be read (the match key covers all of it). */
 export const RECORDED_REQUEST_CHARS = 64 * 1024;

@@ -1,15 +1,16 @@
 import { closeSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { constants, gzipSync } from 'node:zlib';
 import type { Boundary } from '../boundary/boundary.js';
-import { redactStreamPieces } from '../boundary/stream-pieces.js';
+import type { Secret } from '../boundary/secrets.js';
 import type { AuditOptions, RunRecorder } from '../engine/run.js';
-import { wasSent, type CallTag } from '../engine/calls.js';
+import { waitKey, wasSent, type CallClock, type CallTag } from '../engine/calls.js';
 import type { LagSource, LoopLag } from '../engine/lag.js';
 import type { BodyChunk, BodySink, HttpRequest, HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
 import type { ReportHead } from '../report/head.js';
 import { VERSION } from '../version.js';
 import { encodeBody } from './body.js';
+import { Concealer } from './conceal.js';
 import {
   authOf,
   LATE_TICK_MS,
@@ -32,14 +33,14 @@ const WRITE_CHARS = 512 * 1024;
 /** Ticks held before they are written as one line. */
 const TICKS_PER_LINE = 1000;
 
-/** The options a record keeps (record/format.ts RecordedOptions), through the redaction: never the key. */
-export function recordedOptions(options: AuditOptions, boundary: Boundary): RecordedOptions {
-  const headers = recordedHeaders(options.headers, boundary.redact)!;
+/** The options a record keeps (record/format.ts RecordedOptions), secrets concealed: never the key. */
+export function recordedOptions(options: AuditOptions, conceal: (text: string) => string): RecordedOptions {
+  const headers = recordedHeaders(options.headers, conceal)!;
   const o: RecordedOptions = {
-    baseUrl: boundary.redact(options.baseUrl),
+    baseUrl: conceal(options.baseUrl),
     apiKeyEnv: options.apiKeyEnv,
     headers,
-    models: options.models.map((m) => boundary.redact(m)),
+    models: options.models.map(conceal),
     probes: options.probes,
     concurrency: options.concurrency,
     timeoutMs: options.timeoutMs,
@@ -54,7 +55,7 @@ export function recordedOptions(options: AuditOptions, boundary: Boundary): Reco
   if (options.rpm !== undefined) o.rpm = options.rpm;
   if (options.maxDurationMs !== undefined) o.maxDurationMs = options.maxDurationMs;
   if (options.shard) o.shard = { ...options.shard };
-  if (options.expectedModels) o.expectedModels = [...options.expectedModels].map((m) => boundary.redact(m));
+  if (options.expectedModels) o.expectedModels = [...options.expectedModels].map(conceal);
   return o;
 }
 
@@ -94,10 +95,11 @@ class TeeSink implements BodySink {
 }
 
 /**
- * Keeps a run's record (record.jsonl.gz, record/format.ts) as the run goes: each line through the output
- * boundary's redaction, gathered, compressed and written in batches (each batch a gzip member: the file is
- * one gzip stream to any reader), into a temporary file put in place by commit(). Nothing here holds the
- * key: the request is recorded by its route, its kind of authorisation, its own headers and its body.
+ * Keeps a run's record (record.jsonl.gz, record/format.ts) as the run goes: every text in it with the run's
+ * secrets replaced by their stand-ins (record/conceal.ts), gathered, compressed and written in batches (each
+ * batch a gzip member: the file is one gzip stream to any reader), into a temporary file put in place by
+ * commit(). Nothing here holds the key: the request is recorded by its route, its kind of authorisation,
+ * its own headers and its body; the key's stand-in is in the head, for `chatprobe judge` to redact.
  */
 export class RunRecord implements RunRecorder {
   private fd: number | undefined;
@@ -106,17 +108,25 @@ export class RunRecord implements RunRecorder {
   private pendingChars = 0;
   private calls = 0;
   private ticks: [number, number][] = [];
+  private readonly concealer: Concealer;
+  private readonly conceal: (text: string) => string;
+  /** Waits begun, by kind (an --rpm slot, a balance settling): the n-th of each is known by its number. */
+  private readonly waits = new Map<string, number>();
   /** Bytes written, compressed. */
   written = 0;
 
+  /** `secrets`: the run's (secretsOf), which `boundary` removes from every output. */
   constructor(
     private readonly path: string,
-    private readonly boundary: Boundary,
+    boundary: Boundary,
     options: AuditOptions,
+    secrets: readonly Secret[],
   ) {
+    this.concealer = new Concealer(secrets, boundary);
+    this.conceal = (text) => this.concealer.text(text);
     this.tmp = `${path}.${process.pid}.tmp`;
     this.fd = openSync(this.tmp, 'w');
-    const head: RecordHead = { record: 'chatprobe-run', format: RECORD_FORMAT, tool: VERSION, options: recordedOptions(options, boundary) };
+    const head: RecordHead = { record: 'chatprobe-run', format: RECORD_FORMAT, tool: VERSION, options: recordedOptions(options, this.conceal), standIns: this.concealer.standIns };
     this.line(head);
   }
 
@@ -126,7 +136,7 @@ export class RunRecord implements RunRecorder {
 
   add(call: CallTag, req: HttpRequest, res: HttpResponse, teed: BodySink | undefined, at: string, wall: number): void {
     const line: RecordedCallLine = { call: call.id, probe: call.probe, at, wall, req: this.request(req, res), res: this.response(res, teed as TeeSink | undefined) };
-    if (call.model !== undefined) line.model = this.boundary.redact(call.model);
+    if (call.model !== undefined) line.model = this.conceal(call.model);
     if (call.shared !== undefined) line.shared = call.shared;
     if (call.retryOf !== undefined) {
       line.retryOf = call.retryOf;
@@ -159,6 +169,23 @@ export class RunRecord implements RunRecorder {
 
   stopped(cause: 'interrupted' | 'deadline'): void {
     this.line({ stop: cause, after: this.calls });
+  }
+
+  clock(base: CallClock): CallClock {
+    return {
+      sentAt: (id) => base.sentAt(id),
+      answeredAt: (id) => base.answeredAt(id),
+      wait: (ms, signal, what) => {
+        const key = waitKey(what, this.waits);
+        return base.wait(ms, signal, what).then(
+          () => this.line({ waited: key, after: this.calls }),
+          (err: unknown) => {
+            this.line({ waited: key, after: this.calls, stopped: true });
+            throw err;
+          },
+        );
+      },
+    };
   }
 
   /** Writes the last line (the run's times, from its report) and closes the file under its temporary name. */
@@ -195,13 +222,14 @@ export class RunRecord implements RunRecorder {
   }
 
   private request(req: HttpRequest, res: HttpResponse): RecordedRequest {
-    const redact = this.boundary.redact;
+    const redact = this.conceal;
     const headers = recordedHeaders(req.headers, redact);
     const sent = res.sentBody ?? payloadOf(req);
     const payload = sent === undefined ? undefined : redact(sent);
     const out: RecordedRequest = { method: req.method, path: req.path, auth: authOf(req), key: requestKey(req, headers, payload) };
     if (req.fromOrigin) out.fromOrigin = true;
     if (headers) out.headers = headers;
+    if (payload !== sent) out.concealed = true;
     if (payload !== undefined) {
       out.body = payload.length > RECORDED_REQUEST_CHARS ? payload.slice(0, RECORDED_REQUEST_CHARS) : payload;
       if (payload.length > RECORDED_REQUEST_CHARS) out.bodyChars = payload.length;
@@ -210,7 +238,7 @@ export class RunRecord implements RunRecorder {
   }
 
   private response(raw: HttpResponse, teed: TeeSink | undefined): RecordedResponse {
-    const redact = this.boundary.redact;
+    const redact = this.conceal;
     // Decoded as the exchange decodes it (http/encoding.ts): the record holds what the judgements read.
     const res = decodeResponse(raw);
     const out: RecordedResponse = { headers: recordedHeaders(res.headers, redact)!, bytes: res.bytes, truncated: res.truncated, cap: res.cap, durationMs: res.durationMs, startedAt: res.startedAt };
@@ -226,15 +254,8 @@ export class RunRecord implements RunRecorder {
       out.sunk = true;
       if (teed!.fed > teed!.kept) out.recordCut = true;
     }
-    const body = encodeBody(stream ? teed!.chunks : res.chunks, stream, (pieces) => this.clean(pieces, stream));
+    const body = encodeBody(stream ? teed!.chunks : res.chunks, stream, (pieces) => this.concealer.pieces(pieces, stream));
     return Object.assign(out, body);
-  }
-
-  /** A body's pieces with every secret removed: one spanning chunks, one standing whole, one a stream spells out in deltas. */
-  private clean(pieces: string[], stream: boolean): readonly string[] {
-    const across = this.boundary.joined(pieces) ?? pieces;
-    const each = across.map((p) => this.boundary.redact(p));
-    return stream ? redactStreamPieces(each, this.boundary) : each;
   }
 
   private flushTicks(): void {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { gunzipSync } from 'node:zlib';
 import { CannotTestError } from '../engine/errors.js';
-import { isoNow, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
+import { isoNow, waitKey, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
 import { TICK_MS, type LagSource } from '../engine/lag.js';
 import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSeams } from '../engine/run.js';
 import type { ProbeDefinition } from '../engine/probe.js';
@@ -17,6 +17,7 @@ import {
   type RecordedCallLine,
   type RecordedEndLine,
   type RecordedStopLine,
+  type RecordedWaitLine,
   type RecordHead,
   type RecordLine,
 } from './format.js';
@@ -29,6 +30,8 @@ export interface RunRecording {
   /** The lag windows the judgements asked about: `from to` → worst ms. */
   lag: Map<string, number>;
   ticks: [number, number][];
+  /** The waits' ends and the stop, in the order they came, each after so many answers. */
+  events: (RecordedWaitLine | RecordedStopLine)[];
   stop: RecordedStopLine | undefined;
   /** Missing when the run was killed before it ended: the record is then partial. */
   end: RecordedEndLine | undefined;
@@ -43,7 +46,7 @@ export async function readRecording(path: string): Promise<RunRecording> {
     const code = (e as { code?: string }).code;
     throw new CannotTestError(code === 'ENOENT' ? `no run record at ${path}` : `${path} is not a chatprobe run record (${(e as Error).message})`, 'a run record is written by an audit beside its reports, as record.jsonl.gz');
   }
-  const out: RunRecording = { head: undefined as unknown as RecordHead, calls: [], lag: new Map(), ticks: [], stop: undefined, end: undefined };
+  const out: RunRecording = { head: undefined as unknown as RecordHead, calls: [], lag: new Map(), ticks: [], events: [], stop: undefined, end: undefined };
   let n = 0;
   for (const raw of text.split('\n')) {
     if (raw === '') continue;
@@ -62,7 +65,11 @@ export async function readRecording(path: string): Promise<RunRecording> {
     } else if ('call' in line) out.calls.push(line);
     else if ('lag' in line) out.lag.set(`${line.lag[0]} ${line.lag[1]}`, line.lag[2]);
     else if ('ticks' in line) for (const t of line.ticks) out.ticks.push(t);
-    else if ('stop' in line) out.stop = line;
+    else if ('waited' in line) out.events.push(line);
+    else if ('stop' in line) {
+      out.stop = line;
+      out.events.push(line);
+    }
     else if ('end' in line) out.end = line;
   }
   if (!out.head) throw new CannotTestError(`${path} is not a chatprobe run record (no head line)`);
@@ -96,7 +103,8 @@ export function replayOptions(recording: RunRecording): AuditOptions {
     dryRun: false,
     json: false,
     quiet: false,
-    secrets: [],
+    // The secrets' stand-ins, redacted from the reports where the run redacted the secrets (record/conceal.ts).
+    secrets: recording.head.standIns.map((value) => ({ value, label: 'the stand-in of a secret of the recorded run' })),
     hasKey: o.hasKey,
     expectedModels: o.expectedModels ? new Set(o.expectedModels) : undefined,
   };
@@ -108,7 +116,7 @@ export interface ReplayGaps {
   unrecorded: CallTag[];
   /** Recorded calls no request asked for (a rule that asks for less). */
   notAsked: number;
-  /** Answers given out of the order the run got them, because the one due was never asked for. */
+  /** Answers (and waits' ends) given out of the order the run got them, because the one due was never asked for. */
   outOfOrder: number;
   /** Lag windows no recorded judgement asked about, answered from the late ticks alone. */
   lagFromTicks: number;
@@ -129,6 +137,12 @@ interface Waiter {
   resolve(): void;
   reject(reason: unknown): void;
   signal: AbortSignal | undefined;
+}
+
+/** Ends a wait as the record says it ended: let go, or cut by the run's stop. */
+function endWait(w: Waiter, stopped: boolean | undefined): void {
+  if (stopped) w.reject(w.signal?.reason ?? new DOMException('stopped', 'AbortError'));
+  else w.resolve();
 }
 
 /**
@@ -159,10 +173,17 @@ export class Replay implements Transport {
   private readonly delivered = new Set<number>();
   private readonly pending = new Map<number, () => void>();
   private readonly loose: (() => void)[] = [];
-  private waiters: Waiter[] = [];
+  /** Waits begun whose recorded end is still to come, by key. */
+  private readonly waiters = new Map<string, Waiter>();
+  /** Waits to end at the next turn: the record has no end for them, or had it before they began. */
+  private soon: { w: Waiter; stopped: boolean | undefined }[] = [];
+  private readonly waitsBegun = new Map<string, number>();
+  private readonly recordedWaits: Map<string, RecordedWaitLine>;
+  /** Recorded ends of waits that had not begun when their turn came. */
+  private readonly ended = new Map<string, RecordedWaitLine>();
+  private nextEvent = 0;
   private scheduled = false;
   private idle = 0;
-  private stopFired = false;
   private readonly gaps: ReplayGaps = { unrecorded: [], notAsked: 0, outOfOrder: 0, lagFromTicks: 0, partial: [] };
 
   constructor(
@@ -185,6 +206,7 @@ export class Replay implements Transport {
       if (line.res.recordCut || line.res.lossy) this.gaps.partial.push(line.call);
     });
     this.sentRanks = recording.calls.flatMap((line, rank) => (line.res.unsent ? [] : [rank]));
+    this.recordedWaits = new Map(recording.events.flatMap((e) => ('waited' in e ? [[e.waited, e] as const] : [])));
   }
 
   /** What runAudit runs through: this transport, the recorded clock and lag, and the recorded stop. */
@@ -195,9 +217,13 @@ export class Replay implements Transport {
   readonly clock: CallClock = {
     sentAt: (id) => this.byId.get(id)?.line.at ?? isoNow(),
     answeredAt: (id) => this.byId.get(id)?.line.wall ?? Date.now(),
-    wait: (_ms, signal) =>
+    wait: (_ms, signal, what) =>
       new Promise<void>((resolve, reject) => {
-        this.waiters.push({ resolve, reject, signal });
+        const key = waitKey(what, this.waitsBegun);
+        const w: Waiter = { resolve, reject, signal };
+        const ended = this.ended.get(key);
+        if (this.recordedWaits.has(key) && !ended) this.waiters.set(key, w);
+        else this.soon.push({ w, stopped: ended?.stopped ?? signal?.aborted });
         this.schedule();
       }),
   };
@@ -268,18 +294,27 @@ export class Replay implements Transport {
   }
 
   /**
-   * One turn: the run's stop if it is due; the waits; then the answer due in the recorded order, or, after
-   * IDLE_TURNS turns without it, an answer the record does not hold, else the earliest one asked for.
+   * One turn, one thing done, as the run did one thing per turn of its loop: the next recorded event (a
+   * wait's end, the stop) once the answers before it are given; else the waits the record has no end for;
+   * else the answer due in the recorded order. After IDLE_TURNS turns with none of these, the first of: an
+   * answer the record does not hold, the earliest answer asked for, the next event.
    */
   private pump(): void {
     this.scheduled = false;
-    const stop = this.recording.stop;
-    if (stop && !this.stopFired && this.delivered.size >= stop.after) this.fireStop(stop);
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) {
-      if (w.signal?.aborted) w.reject(w.signal.reason);
-      else w.resolve();
+    const event = this.recording.events[this.nextEvent];
+    if (event && this.delivered.size >= event.after) {
+      this.nextEvent++;
+      this.happen(event);
+      this.idle = 0;
+      this.schedule();
+      return;
+    }
+    if (this.soon.length > 0) {
+      const soon = this.soon;
+      this.soon = [];
+      for (const { w, stopped } of soon) endWait(w, stopped);
+      this.schedule();
+      return;
     }
     while (this.next < this.sentRanks.length && this.delivered.has(this.sentRanks[this.next]!)) this.next++;
     const due = this.sentRanks[this.next];
@@ -291,25 +326,48 @@ export class Replay implements Transport {
       this.schedule();
       return;
     }
-    if (this.pending.size === 0 && this.loose.length === 0) {
+    const waiting = this.pending.size > 0 || this.loose.length > 0 || this.waiters.size > 0;
+    if (!waiting) {
       this.idle = 0;
-      if (this.waiters.length > 0) this.schedule();
       return;
     }
-    if (waiters.length > 0 || ++this.idle < IDLE_TURNS) {
+    if (++this.idle < IDLE_TURNS) {
       this.schedule();
       return;
     }
     this.idle = 0;
     const first = this.loose.shift();
     if (first) first();
-    else {
+    else if (this.pending.size > 0) {
       const earliest = Math.min(...this.pending.keys());
       this.gaps.outOfOrder++;
-      this.pending.get(earliest)!();
+      const late = this.pending.get(earliest)!;
       this.take(earliest);
+      late();
+    } else if (event) {
+      this.gaps.outOfOrder++;
+      this.nextEvent++;
+      this.happen(event);
+    } else {
+      // Waits whose ends the record has, their turn never come: ended now.
+      for (const [key, w] of this.waiters) {
+        this.waiters.delete(key);
+        endWait(w, this.recordedWaits.get(key)?.stopped);
+      }
     }
     this.schedule();
+  }
+
+  /** A recorded event, in its turn: the stop, or a wait's end. */
+  private happen(event: RecordedWaitLine | RecordedStopLine): void {
+    if ('stop' in event) return this.fireStop(event);
+    const w = this.waiters.get(event.waited);
+    if (!w) {
+      this.ended.set(event.waited, event);
+      return;
+    }
+    this.waiters.delete(event.waited);
+    endWait(w, event.stopped);
   }
 
   private take(rank: number): void {
@@ -319,7 +377,6 @@ export class Replay implements Transport {
 
   /** The stop, as it came: the calls it cut short (recorded as cut by it) answered at once, in their order. */
   private fireStop(stop: RecordedStopLine): void {
-    this.stopFired = true;
     if (stop.stop === 'deadline') this.deadline.abort(new DOMException('--max-duration', 'TimeoutError'));
     else this.interrupt.abort();
     const cut = [...this.pending.keys()].filter((rank) => this.recording.calls[rank]!.res.transport?.kind === 'stopped').sort((a, b) => a - b);

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile, PROFILE_NAMES } from '../../src/reference/profiles.js';
@@ -124,6 +125,30 @@ describe.each(apiProfiles)('profile %s', (name) => {
     if (profile.oracle.key) expect(sentKey.length).toBeGreaterThan(0);
     expect(JSON.stringify(har)).not.toContain(KEY.slice(3, 19));
   });
+
+  /**
+   * chatprobe judge, offline (no key given, not one request to the server), reproduces the run's report.
+   * Compared whole, but for each cell's durationMs: how long the probe took on this machine, which a replay
+   * (no network, no waits) cannot and should not reproduce. The report's own times are the run's, kept in
+   * the record; trace.jsonl is the run's to the byte (each call's `at`, duration and time to first token
+   * come from the record). The loop lag buffered streams are judged by is the recorded one: a loaded
+   * machine's lag that stood a cell down in the run stands it down in the replay too.
+   */
+  it('is judged again offline from its record, cell for cell (chatprobe judge)', async () => {
+    const sent = server.received.length;
+    const judged = join(out, 'judged');
+    const again = await runCli(['judge', out, '--quiet']);
+    expect(again.stderr).not.toMatch(/not in the record|otherwise than|out of the run's order/);
+    expect(again.code, again.stderr).toBe(run.code);
+    expect(server.received.length).toBe(sent);
+    const strip = (r: Report) => ({ ...r, results: r.results.map(({ durationMs: _, ...cell }) => cell) });
+    expect(strip(parseReport(await readFile(join(judged, 'report.json'), 'utf8')))).toEqual(strip(report));
+    expect(await readFile(join(judged, 'matrix.md'), 'utf8')).toBe(await readFile(join(out, 'matrix.md'), 'utf8'));
+    expect(await readFile(join(judged, 'trace.jsonl'), 'utf8')).toBe(await readFile(join(out, 'trace.jsonl'), 'utf8'));
+    // The key, in no form (the echo-key profile's server sends it back in bodies, headers and streams).
+    const record = gunzipSync(await readFile(join(out, 'record.jsonl.gz'))).toString('utf8');
+    expect(record).not.toContain(KEY.slice(3, 19));
+  }, 60_000);
 
   it('writes a junit.xml that conforms to the Jenkins schema and tells each gate line as the report does', async () => {
     const junit = await parseJunit(await readFile(join(out, 'junit.xml'), 'utf8'));

@@ -1,0 +1,119 @@
+import { randomInt } from 'node:crypto';
+import type { Boundary } from '../boundary/boundary.js';
+import type { Secret } from '../boundary/secrets.js';
+import { redactStreamPieces } from '../boundary/stream-pieces.js';
+
+/**
+ * How the run's record keeps what a server sent back of a secret (the key echoed in an answer, a header
+ * value quoted in an error): not the secret, nor a [REDACTED] that would change the text's length and
+ * words, but a stand-in of the same shape. Each secret gets one for the run: the same length, each letter
+ * and digit replaced by a random one of its kind (upper or lower case, digit), every other character kept
+ * (`sk-abc-123` → `xq-Rte-804`). The record holds the stand-ins, never the secrets; what a server echoed
+ * is recorded as the stand-in's part at the same place. A judgement read again from the record then sees
+ * a text of the same length, the same pieces and the same words (a stream's text pieces, a clipped quote),
+ * and `chatprobe judge` redacts the stand-ins from its reports as the run redacted the secrets, so its
+ * reports are the run's.
+ *
+ * A span the redaction finds that is not a plain piece of a secret (an escaped or re-encoded form, a secret
+ * with characters slipped in) is filled with `*` (the same length); a secret too short to search for as a
+ * fragment is removed where it stands whole, as [REDACTED]. Judgements that read those may differ, and
+ * nothing of the secret is kept.
+ */
+export class Concealer {
+  /** Each secret's stand-in, in the order of the secrets given. */
+  readonly standIns: string[];
+  private readonly pairs: { secret: string; standIn: string }[];
+
+  constructor(
+    secrets: readonly Secret[],
+    private readonly boundary: Boundary,
+  ) {
+    this.pairs = [];
+    for (const s of secrets) if (s.value) this.pairs.push({ secret: s.value.toLowerCase(), standIn: standInOf(s.value) });
+    this.standIns = this.pairs.map((p) => p.standIn);
+  }
+
+  /** A text with every secret in it replaced by its stand-in (the same length), and any short one removed. */
+  text(text: string): string {
+    const spans = this.boundary.secretSpans(text);
+    let out = text;
+    if (spans.length > 0) {
+      out = '';
+      let from = 0;
+      for (const [s, e] of spans) {
+        out += text.slice(from, s) + this.standInFor(text.slice(s, e));
+        from = e;
+      }
+      out += text.slice(from);
+    }
+    return this.boundary.redact(out);
+  }
+
+  /**
+   * Pieces a reader joins (a body's chunks, a stream's deltas), each secret their joined text holds
+   * replaced in place: each piece keeps its length. Undefined when there is none.
+   */
+  joined(pieces: readonly string[]): string[] | undefined {
+    const whole = pieces.join('');
+    const spans = this.boundary.secretSpans(whole);
+    if (spans.length === 0) return undefined;
+    let concealed = '';
+    let from = 0;
+    for (const [s, e] of spans) {
+      concealed += whole.slice(from, s) + this.standInFor(whole.slice(s, e));
+      from = e;
+    }
+    concealed += whole.slice(from);
+    const out: string[] = [];
+    let at = 0;
+    for (const p of pieces) {
+      out.push(concealed.slice(at, at + p.length));
+      at += p.length;
+    }
+    return out;
+  }
+
+  /**
+   * A body's pieces (its chunks; a stream's chunks cut at line ends) with every secret concealed: one
+   * spanning chunks, one a stream spells out over its deltas (boundary/stream-pieces.ts), one standing
+   * whole; each piece keeps its length, but where a short secret stood whole.
+   */
+  pieces(pieces: readonly string[], stream: boolean): readonly string[] {
+    let out: readonly string[] = this.joined(pieces) ?? pieces;
+    if (stream) out = redactStreamPieces(out, this.boundary, (values) => this.joined(values));
+    return out.map((p) => this.boundary.redact(p));
+  }
+
+  /** The stand-in for what the redaction found: the stand-in's part where the secret's part was, in its case; else `*`s. */
+  private standInFor(found: string): string {
+    const low = found.toLowerCase();
+    for (const { secret, standIn } of this.pairs) {
+      const i = secret.indexOf(low);
+      if (i < 0) continue;
+      let out = '';
+      for (let k = 0; k < found.length; k++) {
+        const c = standIn[i + k]!;
+        const f = found[k]!;
+        out += f !== f.toLowerCase() ? c.toUpperCase() : f !== f.toUpperCase() ? c.toLowerCase() : c;
+      }
+      return out;
+    }
+    return '*'.repeat(found.length);
+  }
+}
+
+const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+const DIGITS = '0123456789';
+
+/** A random string of the secret's shape: its length, a random letter for each letter (same case), a random digit for each digit. */
+export function standInOf(secret: string): string {
+  let out = '';
+  for (const c of secret) {
+    if (c >= 'a' && c <= 'z') out += LOWER[randomInt(26)];
+    else if (c >= 'A' && c <= 'Z') out += LOWER[randomInt(26)]!.toUpperCase();
+    else if (c >= '0' && c <= '9') out += DIGITS[randomInt(10)];
+    else out += c;
+  }
+  // A stand-in that is the secret (a secret of one or two letters' luck) is drawn again.
+  return out === secret && /[A-Za-z0-9]/.test(secret) ? standInOf(secret) : out;
+}
