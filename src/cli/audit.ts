@@ -11,7 +11,7 @@ import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBase
 import { CAUSES } from '../report/causes.js';
 import { judge, judgeResult } from '../report/judge.js';
 import { extentText } from '../report/style.js';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import type { Report } from '../report/model.js';
 import { githubAnnotations, renderGithubSummary } from '../report/writers/github.js';
 import type { Boundary } from '../boundary/boundary.js';
@@ -186,7 +186,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     const kept = record;
     const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => {
       recorded.commit();
-      kept?.commit();
+      // A judgement of a record writes none: the folder must not keep another run's record beside its reports.
+      if (kept) kept.commit();
+      else rmSync(join(options.out, RECORD_FILE), { force: true });
     }, Number.isFinite(writeBy) ? writeBy : undefined);
     har = undefined;
     record = undefined;

@@ -29,7 +29,10 @@ export class Concealer {
     private readonly boundary: Boundary,
   ) {
     this.pairs = [];
-    for (const s of secrets) if (s.value) this.pairs.push({ secret: s.value.toLowerCase(), standIn: standInOf(s.value) });
+    // A secret the redaction does not search for as fragments (too short, or made of chatprobe's words) is
+    // removed where it stands whole, as [REDACTED], in the record as in the reports: it gets no stand-in.
+    const refused = new Set(boundary.refused.map((r) => r.label));
+    for (const s of secrets) if (s.value && !refused.has(s.label)) this.pairs.push({ secret: s.value.toLowerCase(), standIn: standInOf(s.value) });
     this.standIns = this.pairs.map((p) => p.standIn);
   }
 

@@ -28,6 +28,13 @@ import {
   type RecordLine,
 } from './format.js';
 
+/** Records whose file is not in place yet: completed at the process's exit if it quits first (a second Ctrl-C). */
+const OPEN = new Set<RunRecord>();
+let exitHooked = false;
+
+/** Where a record goes when the process quits before its run ends: beside the complete one, never in its place. */
+export const interruptedRecordPath = (path: string) => path.replace(/(\.jsonl\.gz)?$/, '.interrupted.jsonl.gz');
+
 /** Characters of lines held before they are compressed and written (memory stays flat however long the run). */
 const WRITE_CHARS = 512 * 1024;
 /** Ticks held before they are written as one line. */
@@ -128,6 +135,24 @@ export class RunRecord implements RunRecorder {
     this.fd = openSync(this.tmp, 'w');
     const head: RecordHead = { record: 'chatprobe-run', format: RECORD_FORMAT, tool: VERSION, options: recordedOptions(options, this.conceal), standIns: this.concealer.standIns };
     this.line(head);
+    OPEN.add(this);
+    if (!exitHooked) {
+      exitHooked = true;
+      // As exchanges.har's (report/har.ts): the calls recorded so far, as record.interrupted.jsonl.gz, with no end line.
+      process.on('exit', () => {
+        for (const r of OPEN) {
+          try {
+            r.flush();
+            if (r.fd !== undefined) closeSync(r.fd);
+            r.fd = undefined;
+            renameSync(r.tmp, interruptedRecordPath(r.path));
+          } catch {
+            // kept as it is
+          }
+        }
+        OPEN.clear();
+      });
+    }
   }
 
   tee(sink: BodySink): BodySink {
@@ -198,14 +223,18 @@ export class RunRecord implements RunRecorder {
     this.fd = undefined;
   }
 
-  /** Puts the finished file in place; returns its path. */
+  /** Puts the finished file in place; returns its path. A record an interrupted run left beside it goes. */
   commit(): string {
+    if (!OPEN.has(this)) return this.path;
     renameSync(this.tmp, this.path);
+    OPEN.delete(this);
+    rmSync(interruptedRecordPath(this.path), { force: true });
     return this.path;
   }
 
   /** Drops the unfinished file (a run that never started, or failed before its reports). */
   abandon(): void {
+    OPEN.delete(this);
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
     this.pending = [];
@@ -214,11 +243,6 @@ export class RunRecord implements RunRecorder {
     } catch {
       // already gone
     }
-  }
-
-  /** Removes a record an earlier run left in the folder: a new run's reports must not sit beside another run's record. */
-  static removeStale(path: string): void {
-    rmSync(path, { force: true });
   }
 
   private request(req: HttpRequest, res: HttpResponse): RecordedRequest {

@@ -58,7 +58,7 @@ describe("yesterday's complete reports", () => {
     const complete = await runCli(['--base-url', reference.url, '--out', out, '--probes', 'chat.basic', '--quiet'], env);
     expect(complete.code, complete.stderr).toBe(0);
     const files = (await readdir(out)).sort();
-    expect(files).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);
+    expect(files).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'record.jsonl.gz', 'report.html', 'report.json', 'trace.jsonl']);
     const before = Object.fromEntries(await Promise.all(files.map(async (f) => [f, await readFile(join(out, f), 'utf8')] as const)));
 
     const interrupted = await signalCli(['--base-url', stalling.url, '--out', out, '--timeout', '30'], env, UNDER_WAY, 'SIGINT');

@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
@@ -11,10 +12,13 @@ import { PAGE_JS } from '../../src/report/writers/html-page.js';
 // A key with characters that JSON and URLs escape, so every encoding of it is checked.
 const KEY = 'sk-LEAKCHECK-9f8e7d6c5b4a/+="quoted"';
 
+/** Every file of a folder as text (the run's record decompressed). */
 async function scan(dir: string): Promise<Record<string, string>> {
   const files: Record<string, string> = {};
   for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.isFile()) files[entry.name] = await readFile(join(dir, entry.name), 'utf8');
+    if (!entry.isFile()) continue;
+    const bytes = await readFile(join(dir, entry.name));
+    files[entry.name] = (entry.name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
   }
   return files;
 }
@@ -32,7 +36,7 @@ describe('the API key never leaves the Authorization header', () => {
     const run = await runCli(['--base-url', server.url, '--out', out, ...flags], { OPENAI_API_KEY: KEY });
     expect(run.code, run.stderr).toBe(0);
     const files = await scan(out);
-    expect(Object.keys(files).sort()).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'report.html', 'report.json', 'trace.jsonl']);
+    expect(Object.keys(files).sort()).toEqual(['exchanges.har', 'junit.xml', 'matrix.md', 'record.jsonl.gz', 'report.html', 'report.json', 'trace.jsonl']);
     const everything = { ...files, stdout: run.stdout, stderr: run.stderr };
     for (const [name, text] of Object.entries(everything)) {
       expect(text.includes(KEY), name).toBe(false);

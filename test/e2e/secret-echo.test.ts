@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FRAGMENT_LENGTH } from '../../src/boundary/secrets.js';
 import { runCli } from '../helpers/cli.js';
@@ -85,7 +86,10 @@ function echoServer(): Promise<{ server: Server; url: string; authHeaders: Set<s
 async function filesIn(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    if (e.isFile()) out[join(e.parentPath, e.name)] = await readFile(join(e.parentPath, e.name), 'utf8');
+    if (!e.isFile()) continue;
+    // The run's record, decompressed: it is scanned as every other file is.
+    const bytes = await readFile(join(e.parentPath, e.name));
+    out[join(e.parentPath, e.name)] = (e.name.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
   }
   return out;
 }
@@ -124,7 +128,7 @@ describe('a server that echoes the secrets everywhere, at every context length f
     expect(run.code, run.stderr.slice(-2000)).toBe(0);
     const outputs: Record<string, string> = { ...(await filesIn(dir)), stdout: run.stdout, stderr: run.stderr };
     expect(Object.keys(outputs).map((k) => k.split('/').pop())).toEqual(
-      expect.arrayContaining(['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har', 'report.html', 'baseline.json', 'summary.md', 'stdout', 'stderr']),
+      expect.arrayContaining(['report.json', 'junit.xml', 'matrix.md', 'trace.jsonl', 'exchanges.har', 'report.html', 'record.jsonl.gz', 'baseline.json', 'summary.md', 'stdout', 'stderr']),
     );
     for (const [name, text] of Object.entries(outputs)) {
       expect(leaks(text, KEY), name).toEqual([]);
