@@ -13,7 +13,7 @@ export const AuditFlags = z.object({
   apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key'),
   models: z.array(z.string()).default([]).describe('Models to audit: ids or globs (default: every listed model)'),
   probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all but the extended tier; see `chatprobe probes`)'),
-  out: z.string().default('reports').describe('Folder for report.json, junit.xml, matrix.md, report.html, trace.jsonl and exchanges.har'),
+  out: z.string().default('reports').describe('Folder for report.json, junit.xml, matrix.md, report.html, trace.jsonl, exchanges.har and the run record record.jsonl.gz'),
   concurrency: z.number().int().min(1).max(64).default(4).describe('Requests in flight at once'),
   timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds (an uncapped smoke call that runs past it is retried with a limit)'),
   header: z.array(z.string()).default([]).describe('Extra request header "K: V" (repeatable), for gateways that route by header'),
