@@ -7,7 +7,8 @@
  *
  * A third side, timed in the same turns, is the audit as the CLI runs it: every call also recorded into
  * exchanges.har through the output boundary (report/har.ts recordCalls, for a key as long as an OpenAI project key),
- * work a CLI run does per call that runAudit alone does not.
+ * and into the run's record (record/recorder.ts, the key's stand-in where it was echoed), work a CLI run does per
+ * call that runAudit alone does not.
  *
  * Prints one JSON line: { oursMs, recordedMs, baselineMs, calls, connections, runs }.
  */
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Boundary } from '../src/boundary/boundary.js';
 import { HarWriter, recordCalls } from '../src/report/har.js';
+import { RunRecord } from '../src/record/recorder.js';
 import { Agent, request } from 'undici';
 import { resolveOptions } from '../src/config/options.js';
 import { runAudit } from '../src/engine/run.js';
@@ -52,9 +54,13 @@ try {
   };
   const recorded = async () => {
     // A boundary per run, as a CLI run has: nothing it cleaned in an earlier run is known to it.
+    const boundary = Boundary.of([KEY]);
     const har = new HarWriter(join(dir, 'exchanges.har'), 'bench');
-    await runAudit(options, PROBES, { onCall: recordCalls(har, Boundary.of([KEY])) });
+    const record = new RunRecord(join(dir, 'record.jsonl.gz'), boundary, options, [{ value: KEY, label: 'the key' }]);
+    const run = await runAudit(options, PROBES, { onCall: recordCalls(har, boundary) }, undefined, { recorder: record });
     har.close();
+    record.finish(run.report);
+    record.commit();
   };
   // Baseline: the requests of the audit just run replayed as they were sent (bodies, streams read to their
   // end), through bare undici with keep-alive, 8 at a time, nothing judged. Like a run, the replay opens its

@@ -25,7 +25,11 @@ export function encodeBody(
   const pieces = parts.map((c) => decoder.write(bufferOf(c.bytes)));
   const rest = decoder.end();
   if (rest) pieces[pieces.length - 1] += rest;
-  const exact = Buffer.from(pieces.join(''), 'utf8').equals(Buffer.concat(parts.map((c) => c.bytes)));
+  // Bytes that decode without a replacement character, to as many bytes as came, are UTF-8 (the decoder
+  // puts U+FFFD for each bad sequence); a body that sent U+FFFD itself is compared byte for byte.
+  const joined = pieces.join('');
+  const bytes = parts.reduce((n, c) => n + c.bytes.length, 0);
+  const exact = Buffer.byteLength(joined, 'utf8') === bytes && (!joined.includes('\uFFFD') || Buffer.from(joined, 'utf8').equals(Buffer.concat(parts.map((c) => c.bytes))));
   const cleaned = clean(pieces);
   const changed = cleaned.some((p, i) => p !== pieces[i]);
   if (exact || changed) {

@@ -23,6 +23,8 @@ export class Concealer {
   /** Each secret's stand-in, in the order of the secrets given. */
   readonly standIns: string[];
   private readonly pairs: { secret: string; standIn: string }[];
+  /** Removes the secrets searched for only whole (too short, or chatprobe's words), when there are any. */
+  private readonly whole: (text: string) => string;
 
   constructor(
     secrets: readonly Secret[],
@@ -34,6 +36,8 @@ export class Concealer {
     const refused = new Set(boundary.refused.map((r) => r.label));
     for (const s of secrets) if (s.value && !refused.has(s.label)) this.pairs.push({ secret: s.value.toLowerCase(), standIn: standInOf(s.value) });
     this.standIns = this.pairs.map((p) => p.standIn);
+    // The boundary's redaction finds no secret a stand-in replaced: it is run again only for the whole ones.
+    this.whole = refused.size > 0 ? boundary.redact : (text) => text;
   }
 
   /** A text with every secret in it replaced by its stand-in (the same length), and any short one removed. */
@@ -49,7 +53,7 @@ export class Concealer {
       }
       out += text.slice(from);
     }
-    return this.boundary.redact(out);
+    return this.whole(out);
   }
 
   /**
@@ -84,7 +88,7 @@ export class Concealer {
   pieces(pieces: readonly string[], stream: boolean): readonly string[] {
     let out: readonly string[] = this.joined(pieces) ?? pieces;
     if (stream) out = redactStreamPieces(out, this.boundary, (values) => this.joined(values));
-    return out.map((p) => this.boundary.redact(p));
+    return out.map(this.whole);
   }
 
   /** The stand-in for what the redaction found: the stand-in's part where the secret's part was, in its case; else `*`s. */

@@ -186,8 +186,12 @@ export function authOf(req: HttpRequest): RecordedAuth {
  * from redacted inputs, and finds them by the same key.
  */
 export function requestKey(req: HttpRequest, headers: Record<string, string> | undefined, payload: string | undefined): string {
-  const parts = [req.method, req.fromOrigin ? 'origin' : 'base', req.path, authOf(req), headers ? Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : 1)) : [], payload ?? null];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 24);
+  const hash = createHash('sha256');
+  // Each part ended by a NUL (none holds one: a header cannot, and the body goes last, whole).
+  hash.update(`${req.method}\0${req.fromOrigin ? 'origin' : 'base'}\0${req.path}\0${authOf(req)}\0`);
+  if (headers) hash.update(JSON.stringify(Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : 1))));
+  hash.update(payload === undefined ? '\0-' : `\0+${payload}`);
+  return hash.digest('base64url').slice(0, 24);
 }
 
 /** A request's own headers as the record shows them: a credential's value [REDACTED], the others redacted. */

@@ -163,6 +163,15 @@ describe('the run record and its replay', () => {
     expect(again.got.map(seen)).toEqual(run.got.map(seen));
   });
 
+  it('keeps a body that is not UTF-8 byte for byte', async () => {
+    const bytes = Uint8Array.from([0x7b, 0xff, 0xfe, 0x22, 0xc3, 0x28, 0x7d]);
+    const live = stub(() => ({ status: 500, headers: { 'content-type': 'application/octet-stream' }, chunks: [[1, bytes.subarray(0, 3)], [2, bytes.subarray(3)]] }));
+    const run = await recorded(live, (log) => log.send(chat('binary'), 'p', 'm'));
+    expect(run.text).toContain('"raw":');
+    const again = await replayed(run.path, (log) => log.send(chat('binary'), 'p', 'm'));
+    expect(seen(again.got)).toEqual(seen(run.got));
+  });
+
   it('feeds a stream to its reader with each chunk’s time: the events and their times are the run’s', async () => {
     // Lines split across chunks, a CRLF pair split, a UTF-8 character split between two reads.
     const euro = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"€"}}]}\r\n\r\n');
