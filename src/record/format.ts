@@ -130,7 +130,7 @@ export interface RecordedTicksLine {
 
 /**
  * A wait ended (a retry's, an --rpm slot's, a balance settling's: engine/calls.ts waitKey) after `after`
- * recorded answers; `stopped`: ended by the run's stop. Waits end between answers, and what they let go
+ * recorded answers (calls sent and answered, not those never sent); `stopped`: ended by the run's stop. Waits end between answers, and what they let go
  * (a retry, a paced call) takes its place among the answers: a replay ends each where the run did.
  */
 export interface RecordedWaitLine {
@@ -139,7 +139,7 @@ export interface RecordedWaitLine {
   stopped?: true;
 }
 
-/** The run was stopped after `after` recorded answers. */
+/** The run was stopped after `after` recorded answers (calls sent and answered). */
 export interface RecordedStopLine {
   stop: 'interrupted' | 'deadline';
   after: number;

@@ -114,6 +114,8 @@ export class RunRecord implements RunRecorder {
   private pending: string[] = [];
   private pendingChars = 0;
   private calls = 0;
+  /** Calls sent and answered (not those the stop kept from being sent): what a wait's end or the stop came after. */
+  private answered = 0;
   private ticks: [number, number][] = [];
   private readonly concealer: Concealer;
   private readonly conceal: (text: string) => string;
@@ -168,6 +170,7 @@ export class RunRecord implements RunRecorder {
       line.attempt = call.attempt!;
     }
     this.calls++;
+    if (!line.res.unsent) this.answered++;
     this.line(line);
   }
 
@@ -193,7 +196,7 @@ export class RunRecord implements RunRecorder {
   }
 
   stopped(cause: 'interrupted' | 'deadline'): void {
-    this.line({ stop: cause, after: this.calls });
+    this.line({ stop: cause, after: this.answered });
   }
 
   clock(base: CallClock): CallClock {
@@ -203,9 +206,9 @@ export class RunRecord implements RunRecorder {
       wait: (ms, signal, what) => {
         const key = waitKey(what, this.waits);
         return base.wait(ms, signal, what).then(
-          () => this.line({ waited: key, after: this.calls }),
+          () => this.line({ waited: key, after: this.answered }),
           (err: unknown) => {
-            this.line({ waited: key, after: this.calls, stopped: true });
+            this.line({ waited: key, after: this.answered, stopped: true });
             throw err;
           },
         );

@@ -152,9 +152,10 @@ function endWait(w: Waiter, stopped: boolean | undefined): void {
  * answer is given in the order the run got them, one a turn of the event loop, so the engine's choices
  * that follow the order of answers (the limit key a model refused, a row that stalled, the host of the
  * endpoint probes) are made as they were. A stream's recorded chunks are fed to its reader as the client
- * would feed them, with their times. Nothing waits: retry waits, --rpm pacing and balance settling take a
- * turn; timeouts and cuts are the recorded ones. The run's stop (Ctrl-C, --max-duration) comes after the
- * answer the record says it came after, and the calls it cut are answered at once, as it cut them.
+ * would feed them, with their times. Nothing waits for time: a wait (a retry's, an --rpm slot's, a balance
+ * settling's) ends after the answer the record says it ended after, and timeouts and cuts are the recorded
+ * ones. The run's stop (Ctrl-C, --max-duration) comes where the record has it, and the calls it cut are
+ * answered at once, as it cut them.
  */
 export class Replay implements Transport {
   readonly interrupt = new AbortController();
@@ -270,8 +271,9 @@ export class Replay implements Transport {
     });
   }
 
-  prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
-    return this.client.prepare(req, withKey && false);
+  /** The request as the record shows it: a replay holds no key, and names it by its variable whatever is asked. */
+  prepare(req: HttpRequest): { headers: Record<string, string>; payload: string | undefined } {
+    return this.client.prepare(req, false);
   }
 
   url(path: string, fromOrigin?: boolean): string {
