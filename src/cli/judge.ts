@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { oneLine } from '../boundary/text.js';
-import { LATE_TICK_MS, RECORD_FILE } from '../record/format.js';
+import { LATE_TICK_MS, RECORD_FILE, RECORDED_STREAM_BYTES } from '../record/format.js';
 import { readRecording, replayOptions, replayRun, type ReplayGaps, type RunRecording } from '../record/replay.js';
 import { diffJudgements } from '../report/judgement-diff.js';
 import { readReport } from '../report/read.js';
@@ -60,7 +60,7 @@ export async function judgeCommand(runDir: string, flags: { out?: string; baseli
     if (unjudged.unrecorded.length > LISTED) err(`  … and ${unjudged.unrecorded.length - LISTED} more\n`);
   }
   if (unjudged.partial.length > 0) {
-    err(`${unjudged.partial.length} cell(s) read a stream the record holds only in part, or a body it holds as text: judged from what it holds:\n`);
+    err(`${unjudged.partial.length} cell(s) read an answer the record holds only in part (a stream past its first ${RECORDED_STREAM_BYTES / 1024} KiB) or altered (a secret in a form its stand-in could not take, a body not UTF-8 that held one): judged from what it holds:\n`);
     for (const line of unjudged.partial.slice(0, LISTED)) err(`  ${line}\n`);
   }
   if (gaps.notAsked > 0) err(`${gaps.notAsked} recorded call(s) were not asked for again (a probe asks for less than the run sent)\n`);

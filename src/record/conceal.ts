@@ -25,6 +25,11 @@ export class Concealer {
   private readonly pairs: { secret: string; standIn: string }[];
   /** Removes the secrets searched for only whole (too short, or chatprobe's words), when there are any. */
   private readonly whole: (text: string) => string;
+  /**
+   * Set when a text was changed beyond a stand-in's swap (a secret in a form no stand-in fits filled with
+   * `*`, a short one removed as [REDACTED]): a judgement that reads it may differ. Cleared by the reader.
+   */
+  altered = false;
 
   constructor(
     secrets: readonly Secret[],
@@ -37,7 +42,14 @@ export class Concealer {
     for (const s of secrets) if (s.value && !refused.has(s.label)) this.pairs.push({ secret: s.value.toLowerCase(), standIn: standInOf(s.value) });
     this.standIns = this.pairs.map((p) => p.standIn);
     // The boundary's redaction finds no secret a stand-in replaced: it is run again only for the whole ones.
-    this.whole = refused.size > 0 ? boundary.redact : (text) => text;
+    this.whole =
+      refused.size > 0
+        ? (text) => {
+            const out = boundary.redact(text);
+            if (out !== text) this.altered = true;
+            return out;
+          }
+        : (text) => text;
   }
 
   /** A text with every secret in it replaced by its stand-in (the same length), and any short one removed. */
@@ -105,6 +117,7 @@ export class Concealer {
       }
       return out;
     }
+    this.altered = true;
     return '*'.repeat(found.length);
   }
 }

@@ -97,7 +97,11 @@ export interface RecordedResponse {
   /** The body's chunks as UTF-8 text; `raw` instead for a body that is not UTF-8 (base64 per chunk). */
   text?: RecordedChunk[];
   raw?: RecordedChunk[];
-  /** A body that is not UTF-8 and held a secret: recorded as decoded text (U+FFFD for what was not), redacted. */
+  /**
+   * What the record holds of the answer is not all the run read: a body that is not UTF-8 and held a secret
+   * (kept as decoded text, U+FFFD for what was not), or a secret in a form no stand-in fits (escaped,
+   * re-encoded: filled with `*`; a short one: [REDACTED]). A judgement that reads it may differ.
+   */
   lossy?: true;
   /** A stream longer than the record keeps: the record holds its first RECORDED_STREAM_BYTES of `bytes`. */
   recordCut?: true;
@@ -161,10 +165,11 @@ export const RECORDED_REQUEST_CHARS = 64 * 1024;
 
 /**
  * Bytes of a stream the record keeps: a stream is read whole, past the byte cap of a body (http/client.ts
- * BodySink), so an endless one would make an endless record. A stream cut here replays in part, and the
- * cells that read it say so (record/replay.ts).
+ * BodySink), so an endless one would make an endless record. An answer under chatprobe's output limits
+ * streams a few kilobytes; what a stream's own record keeps (engine/exchange.ts STREAM_RECORD_CHARS) is as
+ * much. A stream cut here replays in part, and `chatprobe judge` names the cells that read it.
  */
-export const RECORDED_STREAM_BYTES = 2 * 1024 * 1024;
+export const RECORDED_STREAM_BYTES = 256 * 1024;
 
 /** Ticks later than this are recorded (a window no judgement asked about reads the others as on time). */
 export const LATE_TICK_MS = 1;

@@ -265,6 +265,14 @@ export class RunRecord implements RunRecorder {
   }
 
   private response(raw: HttpResponse, teed: TeeSink | undefined): RecordedResponse {
+    this.concealer.altered = false;
+    const out = this.answer(raw, teed);
+    // A secret kept in another form than its stand-in's: the body is no longer the one read, said as lossy.
+    if (this.concealer.altered) out.lossy = true;
+    return out;
+  }
+
+  private answer(raw: HttpResponse, teed: TeeSink | undefined): RecordedResponse {
     const redact = this.conceal;
     // Decoded as the exchange decodes it (http/encoding.ts): the record holds what the judgements read.
     const res = decodeResponse(raw);

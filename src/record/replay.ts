@@ -1,5 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { gunzipSync } from 'node:zlib';
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { pipeline } from 'node:stream';
+import { constants, createGunzip, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CannotTestError } from '../engine/errors.js';
 import { isoNow, waitKey, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
 import { TICK_MS, type LagSource } from '../engine/lag.js';
@@ -22,11 +24,14 @@ import {
   type RecordLine,
 } from './format.js';
 
+/** A recorded call as a replay holds it: its answer's body kept compressed when it is large (bodyOf). */
+export type HeldCall = RecordedCallLine & { packed?: Buffer };
+
 /** A record read whole. */
 export interface RunRecording {
   head: RecordHead;
   /** Every attempt, in the order their answers came (the order the run recorded them). */
-  calls: RecordedCallLine[];
+  calls: HeldCall[];
   /** The lag windows the judgements asked about: `from to` → worst ms. */
   lag: Map<string, number>;
   ticks: [number, number][];
@@ -37,40 +42,77 @@ export interface RunRecording {
   end: RecordedEndLine | undefined;
 }
 
-/** Reads a record (record.jsonl.gz); a file that is not one, or of a format this chatprobe does not read, is refused. */
-export async function readRecording(path: string): Promise<RunRecording> {
-  let text: string;
-  try {
-    text = gunzipSync(await readFile(path)).toString('utf8');
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    throw new CannotTestError(code === 'ENOENT' ? `no run record at ${path}` : `${path} is not a chatprobe run record (${(e as Error).message})`, 'a run record is written by an audit beside its reports, as record.jsonl.gz');
+/**
+ * Characters of a call's line past which its body is held compressed until it is answered: a hostile
+ * server's run records 2 MiB a call (the bodies chatprobe read to its cap), hundreds of megabytes in all,
+ * which a replay then holds at about the size of the record's file.
+ */
+const HELD_PACKED = 64 * 1024;
+
+/** A held call's answer, its body unpacked if it was packed. */
+export function bodyOf(call: HeldCall): RecordedCallLine['res'] {
+  if (!call.packed) return call.res;
+  return (JSON.parse(inflateRawSync(call.packed).toString('utf8')) as RecordedCallLine).res;
+}
+
+/** The lines of a stream of text, as they come: the stream is read only as fast as they are taken. */
+async function* linesOf(input: AsyncIterable<Buffer>): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  for await (const chunk of input) {
+    const text = rest + decoder.write(chunk);
+    const lines = text.split('\n');
+    rest = lines.pop()!;
+    yield* lines;
   }
+  rest += decoder.end();
+  if (rest) yield rest;
+}
+
+/**
+ * Reads a record (record.jsonl.gz) a line at a time (a record can be larger uncompressed than one string
+ * can be); a file that is not one, or of a format this chatprobe does not read, is refused.
+ */
+export async function readRecording(path: string): Promise<RunRecording> {
   const out: RunRecording = { head: undefined as unknown as RecordHead, calls: [], lag: new Map(), ticks: [], events: [], stop: undefined, end: undefined };
+  const notRecord = (e: unknown) => {
+    const code = (e as { code?: string }).code;
+    return new CannotTestError(code === 'ENOENT' ? `no run record at ${path}` : `${path} is not a chatprobe run record (${(e as Error).message})`, 'a run record is written by an audit beside its reports, as record.jsonl.gz');
+  };
   let n = 0;
-  for (const raw of text.split('\n')) {
-    if (raw === '') continue;
-    n++;
-    let line: RecordLine;
-    try {
-      line = JSON.parse(raw) as RecordLine;
-    } catch {
-      throw new CannotTestError(`${path}: line ${n} is not JSON: the record is damaged`);
-    }
-    if ('record' in line) {
-      if (line.record !== 'chatprobe-run' || line.format !== RECORD_FORMAT) {
-        throw new CannotTestError(`${path} is a run record of format ${String(line.format)}; this chatprobe reads format ${RECORD_FORMAT}`);
+  try {
+    for await (const raw of linesOf(pipeline(createReadStream(path), createGunzip(), () => undefined) as unknown as AsyncIterable<Buffer>)) {
+      if (raw === '') continue;
+      n++;
+      let line: RecordLine;
+      try {
+        line = JSON.parse(raw) as RecordLine;
+      } catch {
+        throw new CannotTestError(`${path}: line ${n} is not JSON: the record is damaged`);
       }
-      out.head = line;
-    } else if ('call' in line) out.calls.push(line);
-    else if ('lag' in line) out.lag.set(`${line.lag[0]} ${line.lag[1]}`, line.lag[2]);
-    else if ('ticks' in line) for (const t of line.ticks) out.ticks.push(t);
-    else if ('waited' in line) out.events.push(line);
-    else if ('stop' in line) {
-      out.stop = line;
-      out.events.push(line);
+      if ('record' in line) {
+        if (line.record !== 'chatprobe-run' || line.format !== RECORD_FORMAT) {
+          throw new CannotTestError(`${path} is a run record of format ${String(line.format)}; this chatprobe reads format ${RECORD_FORMAT}`);
+        }
+        out.head = line;
+      } else if ('call' in line) {
+        const held: HeldCall = line;
+        if (raw.length > HELD_PACKED) {
+          held.packed = deflateRawSync(raw, { level: constants.Z_BEST_SPEED });
+          delete held.res.text;
+          delete held.res.raw;
+        }
+        out.calls.push(held);
+      } else if ('lag' in line) out.lag.set(`${line.lag[0]} ${line.lag[1]}`, line.lag[2]);
+      else if ('ticks' in line) for (const t of line.ticks) out.ticks.push(t);
+      else if ('waited' in line) out.events.push(line);
+      else if ('stop' in line) {
+        out.stop = line;
+        out.events.push(line);
+      } else if ('end' in line) out.end = line;
     }
-    else if ('end' in line) out.end = line;
+  } catch (e) {
+    throw e instanceof CannotTestError ? e : notRecord(e);
   }
   if (!out.head) throw new CannotTestError(`${path} is not a chatprobe run record (no head line)`);
   return out;
@@ -120,7 +162,7 @@ export interface ReplayGaps {
   outOfOrder: number;
   /** Lag windows no recorded judgement asked about, answered from the late ticks alone. */
   lagFromTicks: number;
-  /** Calls whose body the record holds only in part (a stream past RECORDED_STREAM_BYTES) or as lossy text. */
+  /** Calls whose answer the record holds only in part (a stream past RECORDED_STREAM_BYTES) or altered (`lossy`). */
   partial: string[];
 }
 
@@ -393,8 +435,8 @@ export class Replay implements Transport {
 const matchKey = (model: string | undefined, asker: string, key: string) => `${model ?? ''}\u0000${asker}\u0000${key}`;
 
 /** The answer a recorded call got, as the client gave it: a stream fed to the request's reader, with its times. */
-function answer(line: RecordedCallLine, req: HttpRequest): HttpResponse {
-  const r = line.res;
+function answer(line: HeldCall, req: HttpRequest): HttpResponse {
+  const r = bodyOf(line);
   const res: HttpResponse = { status: r.status, headers: r.headers, chunks: [], bytes: r.bytes, truncated: r.truncated, cap: r.cap, durationMs: r.durationMs, startedAt: r.startedAt };
   const sent = payloadOf(req);
   if (sent !== undefined) res.sentBody = sent;

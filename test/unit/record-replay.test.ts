@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Boundary } from '../../src/boundary/boundary.js';
 import { CallLog, WALL_CLOCK, type CallTag, type Transport } from '../../src/engine/calls.js';
@@ -163,6 +163,25 @@ describe('the run record and its replay', () => {
     expect(again.got.map(seen)).toEqual(run.got.map(seen));
   });
 
+  it('keeps a body cut at our 2 MiB cap as the client read it (what the error reader reads: all of it)', async () => {
+    // A refusal padded past the cap: the error's message is read from the whole text, its padding trimmed.
+    const body = `{"error":{"message":"no €","type":"invalid_request_error"}}${' '.repeat(3 * 1024 * 1024)}`;
+    const live = stub(() => ({ status: 400, headers: { 'content-type': 'application/json' }, chunks: [[4, body.slice(0, 1_000_000)], [9, body.slice(1_000_000)]], cap: 2 * 1024 * 1024 }));
+    const run = await recorded(live, (log) => log.send(chat('cut'), 'p', 'm'));
+    expect(run.got.truncated).toBe(true);
+    const again = await replayed(run.path, (log) => log.send(chat('cut'), 'p', 'm'));
+    expect({ ...seen(again.got), cuts: again.got.cuts, message: again.got.errorMessage }).toEqual({ ...seen(run.got), cuts: run.got.cuts, message: run.got.errorMessage });
+  });
+
+  it('refuses a file that is not a record, in its own words', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'record.jsonl.gz');
+    writeFileSync(path, 'not gzip at all');
+    await expect(readRecording(path)).rejects.toThrow(/is not a chatprobe run record/);
+    writeFileSync(path, gzipSync('{"record":"chatprobe-run","format":99}\n'));
+    await expect(readRecording(path)).rejects.toThrow(/format 99; this chatprobe reads format 1/);
+  });
+
   it('keeps a body that is not UTF-8 byte for byte', async () => {
     const bytes = Uint8Array.from([0x7b, 0xff, 0xfe, 0x22, 0xc3, 0x28, 0x7d]);
     const live = stub(() => ({ status: 500, headers: { 'content-type': 'application/octet-stream' }, chunks: [[1, bytes.subarray(0, 3)], [2, bytes.subarray(3)]] }));
@@ -232,6 +251,17 @@ describe('the run record and its replay', () => {
     const quote = (x: StreamExchange) => `got "${x.assembled?.choices.get(0)?.content.slice(0, 20)}..."`;
     expect(Boundary.of([standIn]).redact(quote(stream))).toBe(Boundary.of([KEY]).redact(quote(run.got[1])));
     expect(Boundary.of([KEY]).redact(quote(run.got[1]))).toBe('got "key [REDACTED]..."');
+  });
+
+  it('fills an echo no stand-in fits (the key JSON-escaped) with *, and says the answer is altered', async () => {
+    const escaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const live = stub(() => ({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [[1, `{"choices":[{"message":{"content":"${escaped}"}}]}`]] }));
+    const run = await recorded(live, (log) => log.send(chat('escaped'), 'p', 'm'));
+    expect(JSON.stringify((run.got.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content)).toBe(JSON.stringify(KEY));
+    expect(run.text).not.toContain(escaped.slice(0, 48));
+    const again = await replayed(run.path, (log) => log.send(chat('escaped'), 'p', 'm'));
+    expect(again.got.text).toContain('*'.repeat(escaped.length));
+    expect(again.replay.summary().partial).toEqual([run.got.callId]);
   });
 
   it('says which requests it has no answer for, and which recorded calls were not asked for', async () => {
