@@ -13,7 +13,7 @@ import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../report/model
 import { outcomeOf } from '../report/outcome.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
 import { tooDeep } from '../spec/json-depth.js';
-import { isObject } from '../spec/stream.js';
+import { isObject } from '../spec/json.js';
 import { Slots } from '../engine/slots.js';
 
 export interface PassthroughOptions {

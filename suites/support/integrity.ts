@@ -3,7 +3,8 @@ import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, fail, inconclusive, note } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
 import { readReasoning } from '../../src/spec/reasoning.js';
-import { isObject, type AssembledStream } from '../../src/spec/stream.js';
+import { type AssembledStream } from '../../src/spec/stream.js';
+import { isObject } from '../../src/spec/json.js';
 import type { Finding } from '../../src/report/model.js';
 import { unusableStream } from './streams.js';
 
