@@ -8,7 +8,7 @@ import { errorIn2xx } from '../spec/completion.js';
 import { clip } from '../boundary/text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from '../report/har.js';
-import { Slots } from './slots.js';
+import { Slots, type HeldSlot } from './slots.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS = new Set(['retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model']);
@@ -26,15 +26,6 @@ const notSent = (reason: unknown): HttpResponse => {
   const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
   return { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, kind, message: `not sent: ${why}` } };
 };
-
-/**
- * A request slot held by CallLog.sequence() for the calls made inside it: passed along with each, so they
- * do not wait for another (an AsyncLocalStorage would say it implicitly, but on Node 20 it slows every
- * promise of the process by a fifth).
- */
-export interface HeldSlot {
-  readonly held: true;
-}
 
 export interface CallPolicy {
   /** Retries of a 429 (rate limit), or of a 503 that says when to come back. */
