@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { arrivalWindow, LoopLag } from '../engine/lag.js';
 import type { ProbeVerdict } from '../engine/probe.js';
 import { inconclusive } from '../engine/verdicts.js';
