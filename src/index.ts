@@ -3,7 +3,7 @@ export { runAudit, type AuditHooks, type AuditRun } from './engine/run.js';
 export { defineProbe, type ProbeDefinition, type ProbeContext, type ProbeVerdict, type ChatBody } from './engine/probe.js';
 export type { Exchange, StreamExchange } from './engine/exchange.js';
 export { resolveOptions, AuditFlags, type ResolvedOptions } from './config/options.js';
-export { CannotTestError } from './engine/errors.js';
+export { CannotTestError } from './errors.js';
 export { Report, ProbeResult, CallRecord, type Verdict, type Cause, type Outcome } from './report/model.js';
 export { writeReports } from './report/write.js';
 export { renderMatrix } from './report/writers/markdown.js';

@@ -1,6 +1,6 @@
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { compareReports } from '../report/compare.js';
 import { readReport } from '../report/read.js';
 import { EXIT } from './exit.js';

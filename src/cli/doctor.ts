@@ -1,6 +1,6 @@
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf } from '../config/options.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { runAudit } from '../engine/run.js';
 import { oneLine } from '../boundary/text.js';
 import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../report/causes.js';

@@ -10,7 +10,7 @@ import type { Report } from '../report/model.js';
 import { auditWith } from './audit.js';
 import { EXIT } from './exit.js';
 import { cannotTest, displayPath, err } from './output.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 
 /** Where `judge` writes when --out is not given: beside the run's reports, never over them. */
 export const JUDGED_FOLDER = 'judged';

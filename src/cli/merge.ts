@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { oneLine } from '../boundary/text.js';
 import { EXIT, runExitCode } from './exit.js';
 import { cannotTest, displayPath, err, onStopSignal, out, terminalColumns } from './output.js';

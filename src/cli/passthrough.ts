@@ -2,7 +2,7 @@ import { renderJson } from '../report/writers/json.js';
 import { join } from 'node:path';
 import { resolveOptions, secretsOf } from '../config/options.js';
 import { oneLine } from '../boundary/text.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { existsSync } from 'node:fs';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
 import { baselineFrom, describeUpdate, loadBaseline, writeBaseline } from '../report/baseline.js';

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../boundary/text.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { eachHarEntry, HAR_FILE } from '../report/har.js';
 import { readReport, reportFile } from '../report/read.js';
 import { findCell, renderRepro, type HarRequestView } from '../report/repro.js';

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { DEFAULT_CONFIG, parseConfig, type AuditFlags } from './options.js';
 import { notJson, unreadable } from '../words.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
 import { described } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';

@@ -8,7 +8,7 @@ import { errorIn2xx } from '../spec/completion.js';
 import { clip } from '../boundary/text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from '../report/har.js';
-import { Slots } from './slots.js';
+import { Slots, type HeldSlot } from './slots.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS = new Set(['retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model']);
@@ -34,15 +34,6 @@ const notSent = (reason: unknown): HttpResponse => {
   UNSENT.add(res);
   return res;
 };
-
-/**
- * A request slot held by CallLog.sequence() for the calls made inside it: passed along with each, so they
- * do not wait for another (an AsyncLocalStorage would say it implicitly, but on Node 20 it slows every
- * promise of the process by a fifth).
- */
-export interface HeldSlot {
-  readonly held: true;
-}
 
 export interface CallPolicy {
   /** Retries of a 429 (rate limit), or of a 503 that says when to come back. */

@@ -1,7 +1,7 @@
 import type { ProbeDefinition } from './probe.js';
 import { ENDPOINT } from '../report/model.js';
-import { CannotTestError } from './errors.js';
-import { isGlob, matchAny } from './glob.js';
+import { CannotTestError } from '../errors.js';
+import { isGlob, matchAny } from '../glob.js';
 import type { ListedModel } from './discover.js';
 import { clip } from '../boundary/text.js';
 

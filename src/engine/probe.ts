@@ -2,7 +2,7 @@ import type { HttpRequest } from '../http/client.js';
 import type { Cause, Finding, ProbeKind, Verdict } from '../report/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import type { Meter } from '../billing/meter.js';
-import type { HeldSlot } from './calls.js';
+import type { HeldSlot } from './slots.js';
 
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
 export const SMOKE_PROMPT = 'Reply with the single word OK.';

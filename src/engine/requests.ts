@@ -31,21 +31,15 @@ export function renameLimit(body: ChatBody): ChatBody {
 }
 
 /**
- * A chat request's body, as `{ model, ...body, stream: true }` writes it, and with `rename` as
- * `{ ...rest, max_completion_tokens: max_tokens }` does (the renamed limit last, its value the one sent
- * as max_tokens): `model` first (when given), the probe's own fields in their order, `stream: true` with
- * `stream`. One copy, by a loop: an object rest or a spread after a literal key is copied field by field
- * through V8's slow path, on every request.
+ * A chat request's body: `model` first (when given), the probe's own fields in their order, `stream: true`
+ * with `stream`, and with `rename` the limit sent as `max_completion_tokens` (last, its value the one
+ * written as max_tokens). Keys are set as own properties: a probe's `__proto__` key stays a key.
  */
 function requestBody(model: string | undefined, body: ChatBody, rename: boolean, stream = false): ChatBody {
   const out: Record<string, unknown> = model === undefined ? {} : { model };
-  const b = body as Record<string, unknown>;
-  for (const key of Object.keys(b)) {
-    if (rename && key === 'max_tokens') continue;
-    setOwn(out, key, b[key]);
-  }
+  for (const [key, value] of Object.entries(body)) if (!(rename && key === 'max_tokens')) setOwn(out, key, value);
   if (stream) out.stream = true;
-  if (rename) out.max_completion_tokens = b.max_tokens;
+  if (rename) out.max_completion_tokens = body.max_tokens;
   return out as ChatBody;
 }
 
@@ -155,50 +149,35 @@ export class ModelCaller {
     return x;
   }
 
-  /**
-   * Chained rather than awaited, and each step's decision taken in the callback of the answer it reads: a
-   * fast call feels every promise hop of its way through the layers, so a call that needs no second try
-   * is one hop here.
-   */
-  private call(body: ChatBody, probe: string, options: CallerOptions, stream: boolean, observer: CallObserver | undefined): Promise<Exchange> {
-    const done = (x: Exchange): Exchange => {
-      observer?.seen(x);
-      return x;
-    };
+  /** One chat request of the model as the probe wrote it, its limit under the key the model takes, with room for reasoning. */
+  private async call(body: ChatBody, probe: string, options: CallerOptions, stream: boolean, observer: CallObserver | undefined): Promise<Exchange> {
     const renamed = !options.raw && this.limitKey === 'max_completion_tokens';
     // Room for the model's reasoning, unless the limit itself is judged or billed (engine/room.ts).
     const roomy = !options.raw && !options.exact && this.room.kind !== 'none';
     const sent = roomy ? withRoom(body, this.room) : body;
-    const seen = (x: Exchange): Exchange => {
-      if (roomy && finishedAtLimit(x)) this.cutWithRoom.add(x.callId);
-      return done(x);
-    };
-    return this.send(sent, renamed, probe, options, stream, (first) => {
-      if (options.raw || renamed || !('max_tokens' in body) || !refusesKey(first, 'max_tokens')) return seen(first);
+    let x = await this.send(sent, renamed, probe, options, stream);
+    if (!options.raw && !renamed && 'max_tokens' in body && refusesKey(x, 'max_tokens')) {
       // Reasoning models refuse max_tokens ("use max_completion_tokens"): send the limit under that key,
       // for this request and every later one of the model.
       this.limitKey = 'max_completion_tokens';
-      return this.send(sent, true, probe, options, stream, (second) => seen(joined(first, second, false)));
-    });
+      x = joined(x, await this.send(sent, true, probe, options, stream), false);
+    }
+    if (roomy && finishedAtLimit(x)) this.cutWithRoom.add(x.callId);
+    observer?.seen(x);
+    return x;
   }
 
-  /** One chat request of the model (its limit renamed with `rename`), and a 5xx tried once more; `then` is given the result. */
-  private send(b: ChatBody, rename: boolean, probe: string, options: CallerOptions, stream: boolean, then: (x: Exchange) => Exchange | Promise<Exchange>): Promise<Exchange> {
-    if (this.stalled) return Promise.reject(new RowStalled(this.stalled));
+  /** One chat request of the model (its limit renamed with `rename`), and a 5xx tried once more. */
+  private async send(b: ChatBody, rename: boolean, probe: string, options: CallerOptions, stream: boolean): Promise<Exchange> {
+    if (this.stalled) throw new RowStalled(this.stalled);
     const req: HttpRequest = { method: 'POST', path: '/chat/completions', body: requestBody(this.model, b, rename, stream) };
-    try {
-      assertLimited(req, probe);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    assertLimited(req, probe);
     const once = () => (stream ? this.log.stream(req, probe, this.model, options.slot, options.shared) : this.log.send(req, probe, this.model, options.slot, options.shared));
-    return once().then((x) => {
-      this.note(x);
-      // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
-      // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
-      if (x.status === undefined || x.status < 500 || x.transport || options.once) return then(x);
-      return once().then((again) => then(joined(x, this.note(again), true)));
-    });
+    const x = this.note(await once());
+    // A 5xx once may be a flaky channel; the same 5xx twice, for a request the plain one survives, is how
+    // some servers refuse a feature (llama.cpp: HTTP 500 for an image without a vision projector).
+    if (x.status === undefined || x.status < 500 || x.transport || options.once) return x;
+    return joined(x, this.note(await once()), true);
   }
 }
 

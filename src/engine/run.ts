@@ -18,7 +18,7 @@ import { compareDeclared } from '../report/declared.js';
 import { findMeter, type MeterSearch } from '../billing/find.js';
 import type { Meter } from '../billing/meter.js';
 import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
-import { CannotTestError } from './errors.js';
+import { CannotTestError } from '../errors.js';
 import type { RecordedCall } from '../report/har.js';
 import { ReadyQueue } from './queue.js';
 import { describeRoom, noteRoom, ROOM_CAP } from './room.js';

@@ -33,7 +33,7 @@ export interface HttpRequest {
   auth?: 'default' | 'none' | 'raw-key' | { authorization: string };
   /** Headers of this request alone, beside the client's own (the passthrough audit's marked header). */
   headers?: Record<string, string>;
-  /** Seconds to wait for the whole exchange, overriding the client's default. */
+  /** Milliseconds to wait for the whole exchange, overriding the client's default. */
   timeoutMs?: number;
   /** Bytes read at most, overriding the client's default. */
   maxBodyBytes?: number;

@@ -3,7 +3,7 @@ import type { ProbeVerdict } from '../engine/probe.js';
 import { conformance, describeFailure, fail, inconclusive, note, ourCut, warn } from '../engine/verdicts.js';
 import type { Finding } from '../report/model.js';
 import { tooDeep } from '../spec/json-depth.js';
-import { isObject } from '../spec/stream.js';
+import { isObject } from '../spec/json.js';
 import { addedKeys, at, differences, fateOf, type Json, keyOrder, type Path, pathText, sameJson, show } from './diff.js';
 import { eventRewrites, pieceChanges, piecesOf, type StreamView, viewOf, wholeChanges, withoutNulls } from './stream-diff.js';
 

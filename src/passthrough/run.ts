@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { arrivalWindow, LoopLag } from '../engine/lag.js';
 import type { ProbeVerdict } from '../engine/probe.js';
 import { inconclusive } from '../engine/verdicts.js';
@@ -13,7 +13,7 @@ import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../report/model
 import { outcomeOf } from '../report/outcome.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
 import { tooDeep } from '../spec/json-depth.js';
-import { isObject } from '../spec/stream.js';
+import { isObject } from '../spec/json.js';
 import { Slots } from '../engine/slots.js';
 
 export interface PassthroughOptions {

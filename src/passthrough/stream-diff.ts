@@ -1,5 +1,6 @@
 import { tooDeep } from '../spec/json-depth.js';
-import { assembleStream, isObject, type AssembledStream, type StreamedChoice } from '../spec/stream.js';
+import { assembleStream, type AssembledStream, type StreamedChoice } from '../spec/stream.js';
+import { isObject } from '../spec/json.js';
 import { differences, sameJson, show } from './diff.js';
 
 /**

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream';
 import { constants, createGunzip, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { isoNow, waitKey, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
 import { TICK_MS, type LagSource } from '../engine/lag.js';
 import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSeams } from '../engine/run.js';

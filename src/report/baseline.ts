@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { notJson, schemaProblem, unreadable } from '../words.js';
 import { oneLine } from '../boundary/text.js';
 import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from './model.js';

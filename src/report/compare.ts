@@ -1,7 +1,7 @@
 import { ENDPOINT, type Report, type Verdict } from './model.js';
 import { RANK } from './outcome.js';
 import { EVERY_PROBE, viewOf } from './view.js';
-import { matchAny } from '../engine/glob.js';
+import { matchAny } from '../glob.js';
 
 /** How a cell changed from report A to report B. */
 export type Change = 'worse' | 'better' | 'different' | 'model_missing' | 'model_added';

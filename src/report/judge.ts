@@ -1,5 +1,5 @@
 import { expectedVerdicts, type Baseline } from './baseline.js';
-import { matchAny } from '../engine/glob.js';
+import { matchAny } from '../glob.js';
 import { EVERY_PROBE } from './view.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
 import { outcomeOf } from './outcome.js';

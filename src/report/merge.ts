@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { CallRecord, Report, type ProbeInfo, type ProbeResult } from './model.js';
 import { schemaProblem, unreadable } from '../words.js';
 import { readReport } from './read.js';

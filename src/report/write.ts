@@ -1,6 +1,6 @@
 import { RECORD_FILE } from '../record/format.js';
 import { access, appendFile, constants, mkdir, stat, unlink, writeFile } from 'node:fs/promises';
-import { CannotTestError } from '../engine/errors.js';
+import { CannotTestError } from '../errors.js';
 import { unwritable } from '../words.js';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

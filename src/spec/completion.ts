@@ -1,4 +1,5 @@
-import { isObject, MAX_TEXT } from './stream.js';
+import { MAX_TEXT } from './stream.js';
+import { isObject } from './json.js';
 
 export interface ChoiceView {
   index: number;

@@ -1,6 +1,6 @@
 import { clip } from '../boundary/text.js';
 import { tooDeep } from './json-depth.js';
-import { isObject } from './stream.js';
+import { isObject } from './json.js';
 
 /**
  * The one reader of error bodies: a non-2xx answer, an error inside a 2xx, an error event in a stream.

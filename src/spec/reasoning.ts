@@ -1,5 +1,5 @@
 import { readChoices } from './completion.js';
-import { isObject } from './stream.js';
+import { isObject } from './json.js';
 
 /** Where an answer's reasoning was: a message field, `<think>` tags in the content, or only a token count. */
 export type ReasoningPlace = 'reasoning_content' | 'reasoning' | 'think' | 'hidden';

@@ -1,6 +1,7 @@
 import { MAX_LINE, type SseEvent } from '../http/sse.js';
 import { errorMember, type ErrorRead } from './error.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
+import { isObject } from './json.js';
 import type { Usage } from './usage.js';
 import { readUsage } from './usage.js';
 
@@ -271,6 +272,3 @@ export function assembleStream(events: readonly SseEvent[]): AssembledStream {
   return a.result;
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

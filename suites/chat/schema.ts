@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
-import { isObject } from '../../src/spec/stream.js';
+import { isObject } from '../../src/spec/json.js';
 import { formatDeviation, validateShape } from '../../src/spec/validate.js';
 import type { Finding } from '../../src/report/model.js';
 

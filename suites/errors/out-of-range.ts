@@ -4,7 +4,7 @@ import { answerProblem, conformance, describeFailure, errored, fail, namesAny, n
 import { outsideTheRequest } from '../../src/report/causes.js';
 import type { Finding } from '../../src/report/model.js';
 import { readChoices, errorIn2xx } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/stream.js';
+import { isObject } from '../../src/spec/json.js';
 import { readUsage } from '../../src/spec/usage.js';
 import { LIMITS, user } from '../support/prompts.js';
 

@@ -8,7 +8,8 @@ import { unusableStream } from '../support/streams.js';
 /**
  * The plain stream as a client assembles it: JSON chunks, content, an end. A stream cut by the output
  * limit chatprobe sends before any content came (a reasoning model whose reasoning took the limit) shows no
- * missing content: the content would have come after the cut (verdict contract, rule 3).
+ * missing content: the content would have come after the cut (verdict contract, rule 3); nor does one that
+ * ended with "stop" before any (a model that answered nothing).
  */
 export function judgeBasicStream(x: StreamExchange): ProbeVerdict {
   if (x.ok && !x.assembled) {
@@ -25,6 +26,11 @@ export function judgeBasicStream(x: StreamExchange): ProbeVerdict {
   if (content.length === 0 && s.chunks.length > 0 && choice?.finishReasons.includes('length')) {
     const reasoning = choice.reasoning ? ` (${choice.reasoning.length} characters of reasoning in ${choice.reasoningFields.map((f) => `delta.${f}`).join(', ')} before it)` : '';
     return inconclusive(`expected content in the deltas; the stream (${s.chunkCount} chunks) was cut by the output limit chatprobe sends before any content came${reasoning}: the content may have come after it`);
+  }
+  if (content.length === 0 && s.chunks.length > 0 && choice?.finishReasons.includes('stop') && !choice.reasoning) {
+    // A model may end its turn at once (a sampled end-of-turn token first): the stream then carries no
+    // content, as the same answer unstreamed would; streaming.integrity compares the two at temperature 0.
+    return inconclusive(`expected content in the deltas; the stream (${s.chunkCount} chunks) ended with finish_reason "stop" before any content: the model may have answered nothing, so nothing shows whether content reaches the client`);
   }
   if (content.length === 0) findings.push(fail('no_content', 'expected content in the deltas, got none'));
   const ended = s.done || (choice?.finishReasons.length ?? 0) > 0;

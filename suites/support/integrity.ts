@@ -2,7 +2,9 @@ import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, fail, inconclusive, note } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/spec/completion.js';
-import { isObject, type AssembledStream } from '../../src/spec/stream.js';
+import { readReasoning } from '../../src/spec/reasoning.js';
+import { type AssembledStream } from '../../src/spec/stream.js';
+import { isObject } from '../../src/spec/json.js';
 import type { Finding } from '../../src/report/model.js';
 import { unusableStream } from './streams.js';
 
@@ -132,6 +134,14 @@ export function judgeIntegrity(x: StreamExchange, unstreamed: Exchange, greedy: 
   const same = `the stream assembles into the answer the same request gets unstreamed at temperature 0 (${text.length} characters)`;
   if (text === reference) return conformance([], same);
   if (text.trim() === reference.trim()) return conformance([note('whitespace', 'the two differ in white space at either end only')], same);
+  if (text === '' && greedy && !s.choices.get(0)?.reasoning && readReasoning(unstreamed.json).place === undefined && (x.usage?.completionTokens ?? 0) > 0) {
+    // The server's own count says it generated tokens, no reasoning took them, and the same request unstreamed
+    // is an answer: none of it reached the client.
+    return conformance(
+      [fail('content_lost', `the stream carried no content though its usage counts ${x.usage!.completionTokens} completion tokens and the same request unstreamed says ${quote(reference)}: the content was lost on the way`)],
+      '',
+    );
+  }
   const { pieces, complete } = contentPieces(s);
   const seen = `the stream assembles into ${quote(text)}, the same request unstreamed says ${quote(reference)}`;
   if (!complete) return inconclusive(`${seen}; chatprobe did not keep every chunk of the stream (its own cap), so the pieces cannot be told apart`);

@@ -4,6 +4,8 @@
  * table (truth.ts), whose evidence the test re-establishes with direct requests first.
  */
 import { readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT, Report, type ProbeResult } from '../../src/report/model.js';
@@ -12,7 +14,7 @@ import { runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { gatherFacts, type Facts } from './facts.js';
 import { realPaths, startLlama, stopAll, type Llama } from './llama.js';
-import { ENDPOINT_EVIDENCE, ENDPOINT_TRUTH, TRUTH } from './truth.js';
+import { ENDPOINT_TRUTH, TRUTH } from './truth.js';
 
 const KEY = 'sk-real-server-test-0123456789';
 // Long enough for a busy machine to answer a capped grammar request; the model that never stops costs it once.
@@ -42,6 +44,35 @@ async function audit(model: 'stops' | 'runaway', key?: string, args: string[] = 
   }
 }
 
+/** A loopback server that answers every request with the same body: a control for the evidence. */
+async function startControl(status: number, body: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(status, { 'content-type': 'application/json' }).end(body));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('the evidence of the truth table', () => {
+  // Every row's evidence must be something the server did: on a server that did nothing, or that hid an
+  // error in every 200, none may hold (an absence, such as no tool call, counts only on an answer).
+  it.each([
+    ['answers every request with HTTP 404', 404, '{"error":{"message":"File Not Found","type":"not_found_error","code":404}}'],
+    ['answers every request with an error inside an HTTP 200', 200, '{"error":{"message":"upstream failed","type":"server_error"}}'],
+  ])('holds for no row on a server that %s', async (_, status, body) => {
+    const control = await startControl(status, body);
+    try {
+      const open = await gatherFacts(control.url, 'tiny-control');
+      const keyed = await gatherFacts(control.url, 'tiny-control', KEY);
+      expect([...TRUTH, ...ENDPOINT_TRUTH].filter((row) => row.holds(open, keyed)).map((row) => row.probe)).toEqual([]);
+    } finally {
+      await control.close();
+    }
+  });
+});
+
 describe('a real llama.cpp server', () => {
   let stops: Audit;
   let runaway: Audit;
@@ -62,10 +93,10 @@ describe('a real llama.cpp server', () => {
     const modelProbes = PROBES.filter((p) => p.scope !== 'target' && p.area !== 'billing').map((p) => p.id);
     expect(TRUTH.map((r) => r.probe).sort()).toEqual([...modelProbes].sort());
     const targets = PROBES.filter((p) => p.scope === 'target').map((p) => p.id);
-    expect(Object.keys(ENDPOINT_TRUTH.stops).sort()).toEqual([...targets].sort());
+    expect(ENDPOINT_TRUTH.map((r) => r.probe).sort()).toEqual([...targets].sort());
   });
 
-  it.each([...TRUTH, ...ENDPOINT_EVIDENCE].map((r) => [r.probe, r] as const))('evidence for %s still holds', (_, row) => {
+  it.each([...TRUTH, ...ENDPOINT_TRUTH].map((r) => [r.probe, r] as const))('evidence for %s still holds', (_, row) => {
     expect(row.holds(stops.facts, runaway.facts), `${row.because}\nstops: ${JSON.stringify(stops.facts)}\nrunaway: ${JSON.stringify(runaway.facts)}`).toBe(true);
   });
 
@@ -78,7 +109,7 @@ describe('a real llama.cpp server', () => {
     );
     expect(wrong, a.run.stdout.slice(-3000)).toEqual([]);
     const endpoint = cells(a, ENDPOINT);
-    const wrongEndpoint = Object.entries(ENDPOINT_TRUTH[which]).filter(([probe, v]) => endpoint.get(probe)?.verdict !== v).map(([probe, v]) => `${probe}: expected ${v}, got ${show(endpoint.get(probe))}`);
+    const wrongEndpoint = ENDPOINT_TRUTH.filter((row) => endpoint.get(row.probe)?.verdict !== row[which]).map((row) => `${row.probe}: expected ${row[which]} (${row.because}), got ${show(endpoint.get(row.probe))}`);
     expect(wrongEndpoint).toEqual([]);
   });
 

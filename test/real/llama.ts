@@ -63,14 +63,16 @@ export async function startLlama(paths: RealPaths, model: 'stops' | 'runaway', a
 
 export interface Answer {
   status: number;
+  contentType: string;
   body: any;
   text: string;
 }
 
 /** One direct request, as plain as can be: the test's own evidence, independent of chatprobe's code. */
-export async function ask(base: string, body: unknown, init: { key?: string; raw?: string } = {}): Promise<Answer> {
+export async function ask(base: string, body: unknown, init: { key?: string; raw?: string; authorization?: string } = {}): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (init.key) headers.authorization = `Bearer ${init.key}`;
+  if (init.authorization) headers.authorization = init.authorization;
   const res = await fetch(`${base}/chat/completions`, { method: 'POST', headers, body: init.raw ?? JSON.stringify(body) });
   const text = await res.text();
   let parsed: unknown;
@@ -79,20 +81,8 @@ export async function ask(base: string, body: unknown, init: { key?: string; raw
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, body: parsed, text };
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: parsed, text };
 }
 
 export const content = (a: Answer): string => a.body?.choices?.[0]?.message?.content ?? '';
-
-/** The content a client assembles from a streamed answer (`ask` with `stream: true`): every data event's delta joined. */
-export function streamedContent(a: Answer): string {
-  let text = '';
-  for (const line of a.text.split('\n')) {
-    const data = line.startsWith('data:') ? line.slice(5).trim() : '';
-    if (data === '' || data === '[DONE]') continue;
-    const piece = JSON.parse(data)?.choices?.[0]?.delta?.content;
-    if (typeof piece === 'string') text += piece;
-  }
-  return text;
-}
 export const calls = (a: Answer): unknown[] => a.body?.choices?.[0]?.message?.tool_calls ?? [];

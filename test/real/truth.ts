@@ -11,6 +11,7 @@
  */
 import type { Verdict } from '../../src/report/model.js';
 import type { Facts } from './facts.js';
+import type { StreamFacts } from './stream.js';
 
 export interface Row {
   probe: string;
@@ -32,44 +33,86 @@ const both = (f: (x: Facts) => boolean) => (a: Facts, b: Facts) => f(a) && f(b);
  */
 const SAMPLED_LENGTH: Record<string, Verdict[]> = {
   'chat.basic': ['pass', 'warn'],
+  // Its plain stream samples too: an end-of-turn token first is a stream with no content, which says nothing.
+  'streaming.basic': ['pass', 'inconclusive'],
   'streaming.buffered': ['pass', 'inconclusive'],
 };
 
 /**
- * Two streams at once, llama-server now and then sends no role chunk at all: the first delta is content
- * (1 stream in 80 on the stopping model, seen once on the runaway model too; docs/real-server-evidence.md).
- * The server's doing, on either model: the warning is true when it happens.
+ * A sampled stream whose first token is no whole character (the gibberish models often sample a lone byte
+ * of a UTF-8 sequence) carries no role chunk: llama-server puts the role only into the partial result of
+ * the first decoded token, and sends nothing for a token that does not end a character, so the first
+ * delta it sends is already content. One stream at a time too: 4 of 120 lone streams on the runaway model
+ * (docs/real-server-evidence.md). Not a matter of streams at once, as first thought. The audit's plain
+ * stream samples on either model: the warning is true when it happens. The facts' streams are greedy, and
+ * begin with a whole character.
  */
-const CONCURRENT_STREAMS: Record<string, Verdict[]> = {
+const CHANCE_ROLE: Record<string, Verdict[]> = {
   'streaming.role_first': ['pass', 'warn'],
 };
 
-/** Cells whose verdict is a conformance fact of the wire format, the same on both servers. */
-const WIRE: Row[] = [
-  'chat.basic',
-  'chat.usage',
-  'chat.model_echo',
-  'chat.error_in_2xx',
-  'streaming.basic',
-  'streaming.content_type',
-  'streaming.framing',
-  'streaming.done',
-  'streaming.chunk_schema',
-  'streaming.role_first',
-  'streaming.finish_once',
-  'streaming.usage',
-  'streaming.unrequested_usage',
-  'streaming.no_stream_field',
-  'streaming.error_in_band',
-  'streaming.buffered',
-].map((probe) => ({
+const STANDARD_FINISH = ['stop', 'length', 'tool_calls', 'content_filter'];
+/** The streams of the facts: plain (no usage asked), with include_usage, with a tool. */
+const streams = (f: Facts): StreamFacts[] => [f.stream, f.usageStream, f.toolStream];
+/** A stream that came whole: HTTP 200, JSON chunks, ended by the server. */
+const came = (s: StreamFacts) => s.status === 200 && s.closed && s.chunks > 0;
+/** Content spread over the reads of the body: fewer than 90% of its content deltas (chatprobe's share for a
+ *  burst) in the read that brought the last one. An order of arrival, not a time. */
+const spread = (s: StreamFacts) => s.contentEvents >= 5 && s.contentReads > 1 && s.contentInLastRead < 0.9 * s.contentEvents;
+
+/**
+ * Cells whose verdict is a conformance fact of the wire format, the same on both servers: each rests on
+ * the plain answer (the smoke prompt, not streamed) or on the three streams of the facts, read with fetch
+ * and parsed by test/real/stream.ts.
+ */
+const WIRE: Row[] = (
+  [
+    [
+      'chat.basic',
+      'a plain request gets HTTP 200 and one JSON body with a string at choices[0].message.content (on the stopping model possibly empty: it may stop at once)',
+      (s, r) => s.plain.answered && r.plain.answered && r.plain.contentLength > 0,
+    ],
+    [
+      'chat.usage',
+      'usage has integer counts with total = prompt + completion, and 40 more words of prompt add 30 to 120 prompt tokens',
+      both((f) => f.plain.usage !== null && f.plain.usage.prompt > 0 && f.plain.usage.prompt + f.plain.usage.completion === f.plain.usage.total && f.fillerGrowth >= 30 && f.fillerGrowth <= 120),
+    ],
+    ['chat.model_echo', 'the answer, and every chunk of a stream, names the model by the alias it was asked by', both((f) => f.plain.answered && f.plain.model === f.alias && streams(f).every((s) => came(s) && s.models.length === 1 && s.models[0] === f.alias))],
+    ['chat.error_in_2xx', 'the 200 carries an answer and no "error" member, no "success": false', both((f) => f.plain.status === 200 && f.plain.answered)],
+    ['streaming.basic', 'stream: true gets JSON chunks whose deltas assemble into content, and the stream ends with a finish_reason and [DONE]', both((f) => came(f.stream) && f.stream.content !== '' && f.stream.finishReasons.length === 1 && f.stream.doneLast)],
+    ['streaming.content_type', 'every stream comes as Content-Type text/event-stream', both((f) => streams(f).every((s) => s.status === 200 && s.contentType.split(';')[0]!.trim() === 'text/event-stream'))],
+    ['streaming.framing', 'every event is one "data: " line closed by a blank line, its data JSON or [DONE]; nothing else in the body', both((f) => streams(f).every((s) => came(s) && s.framed && s.notJson === 0))],
+    ['streaming.done', 'data: [DONE] comes once, last, and the server then ends the body', both((f) => streams(f).every((s) => came(s) && s.doneLast))],
+    ['streaming.chunk_schema', 'every chunk is a chat.completion.chunk with id, created, model and choices of index, delta and finish_reason, one id throughout', both((f) => streams(f).every((s) => came(s) && s.chunkShape && s.ids === 1))],
+    ['streaming.role_first', 'a stream that begins with a whole character carries role "assistant" in its first delta and in no other (one that begins with a piece of one carries none: CHANCE_ROLE)', both((f) => streams(f).every((s) => came(s) && s.firstRole === 'assistant' && s.roles.length === 1))],
+    [
+      'streaming.finish_once',
+      'each stream has one standard finish_reason, in its last chunk with choices, null before',
+      both((f) => streams(f).every((s) => came(s) && s.finishReasons.length === 1 && s.finishLast && STANDARD_FINISH.includes(s.finishReasons[0]!))),
+    ],
+    [
+      'streaming.usage',
+      'include_usage adds one last chunk with "choices": [] and usage whose total is prompt + completion, and whose prompt count is the unstreamed one',
+      both((f) => {
+        const u = f.usageStream.usage;
+        return came(f.usageStream) && u.length === 1 && u[0]!.last && u[0]!.choices === 0 && u[0]!.prompt + u[0]!.completion === u[0]!.total && f.greedyUsage !== null && u[0]!.prompt === f.greedyUsage.prompt;
+      }),
+    ],
+    ['streaming.unrequested_usage', 'without include_usage no chunk carries usage, none has "choices": []', both((f) => [f.stream, f.toolStream].every((s) => came(s) && s.usage.length === 0 && s.emptyChoices === 0))],
+    ['streaming.no_stream_field', 'a request without the stream field gets one JSON body (application/json), not an event stream', both((f) => f.plain.oneJsonBody && f.plain.answered)],
+    ['streaming.error_in_band', 'no event carries an "error" member, and every stream finishes', both((f) => streams(f).every((s) => came(s) && s.errorEvents === 0 && s.finishReasons.length === 1))],
+    // The stopping model's plain stream samples and may end within a few chunks: too few to time (SAMPLED_LENGTH).
+    ['streaming.buffered', 'content deltas come as they are generated, spread over the reads of the body, not in one burst at its end', both((f) => came(f.stream) && spread(f.stream) && spread(f.usageStream))],
+  ] as [string, string, Row['holds']][]
+).map(([probe, because, holds]) => ({
   probe,
-  stops: SAMPLED_LENGTH[probe] ?? CONCURRENT_STREAMS[probe] ?? 'pass',
-  runaway: CONCURRENT_STREAMS[probe] ?? 'pass',
-  because: 'llama-server answers in the OpenAI shape, streams with [DONE] and a usage chunk on request, and names the model by its alias',
-  holds: both((f) => f.listsAlias),
+  stops: SAMPLED_LENGTH[probe] ?? CHANCE_ROLE[probe] ?? 'pass',
+  runaway: CHANCE_ROLE[probe] ?? 'pass',
+  because,
+  holds,
 }));
 
+/** Accepted: the probe's own request, sent directly, gets HTTP 200 with an answer (Facts.accepted). */
 const ACCEPTED: Row[] = [
   'parameters.presence_penalty',
   'parameters.frequency_penalty',
@@ -83,16 +126,22 @@ const ACCEPTED: Row[] = [
   'roles.consecutive_user',
   'roles.assistant_prefill',
   'roles.empty_content',
-].map((probe) => ({ probe, stops: 'accepted', runaway: 'accepted', because: 'llama-server accepts the field or message form with HTTP 200', holds: () => true }));
+].map((probe) => ({
+  probe,
+  stops: 'accepted',
+  runaway: 'accepted',
+  because: 'llama-server answers the field or message form with HTTP 200 and an answer',
+  holds: both((f) => f.accepted[probe]?.status === 200 && f.accepted[probe]?.answered === true),
+}));
 
 /** Instruction following: the gibberish models follow nothing, so these can never be decided. */
 const WEAK: Row[] = [
-  ['roles.system', (f: Facts) => !f.followsRuleInUser, 'the model does not follow the PINEAPPLE rule even in a user message'],
-  ['roles.developer', (f: Facts) => !f.followsRuleInUser, 'as roles.system'],
-  ['roles.system_parts', (f: Facts) => !f.followsRuleInUser, 'as roles.system'],
-  ['roles.history', (f: Facts) => !f.recallsPlainWords, 'the model recalls nothing even from one plain message'],
-  ['roles.content_parts', (f: Facts) => !f.recallsPlainWords, 'the model does not repeat the two words even when they come in one string'],
-  ['roles.tool_result', (f: Facts) => !f.recallsPlainWords, 'the model repeats nothing it is given'],
+  ['roles.system', (f: Facts) => f.ignoresRule, 'the model answers but does not follow the PINEAPPLE rule even in a user message'],
+  ['roles.developer', (f: Facts) => f.ignoresRule, 'as roles.system'],
+  ['roles.system_parts', (f: Facts) => f.ignoresRule, 'as roles.system'],
+  ['roles.history', (f: Facts) => f.failsRecall, 'the model answers but recalls nothing even from one plain message'],
+  ['roles.content_parts', (f: Facts) => f.failsRecall, 'the model does not repeat the two words even when they come in one string'],
+  ['roles.tool_result', (f: Facts) => f.failsRecall, 'the model repeats nothing it is given'],
 ].map(([probe, check, because]) => ({ probe: probe as string, stops: 'inconclusive', runaway: 'inconclusive', because: because as string, holds: both(check as (f: Facts) => boolean) }));
 
 /** Reasoning: the tiny models have no reasoning template (`chat_format` "Content-only"), so no probe of the area has anything to read. */
@@ -100,21 +149,58 @@ const REASONING: Row[] = ['reasoning.field', 'reasoning.stream', 'reasoning.usag
   probe,
   stops: 'inconclusive',
   runaway: 'inconclusive',
-  because: 'no answer carries reasoning (no reasoning field, no <think> tags, no reasoning_tokens): reasoning.field says so, the others skip the model',
-  holds: both((f) => !f.showsReasoning),
+  because: 'no answer carries reasoning, streamed or not (no reasoning field or delta, no <think> tags, no reasoning_tokens): reasoning.field says so, the others skip the model',
+  holds: both((f) => f.own.answered === 3 && !f.own.reasoning && streams(f).every((s) => came(s) && !s.reasoning)),
 }));
 
-export const ENDPOINT_TRUTH: Record<'stops' | 'runaway', Record<string, Verdict>> = {
-  // Served without a key: anyone may call it, and there is no key to send without "Bearer ".
-  stops: { 'models.list': 'pass', 'auth.missing_key': 'warn', 'auth.bad_key': 'warn', 'auth.no_bearer': 'inconclusive', 'errors.unknown_model': 'fail', 'errors.malformed_json': 'fail' },
-  // Served with --api-key: a 401 in the OpenAI envelope, but a key without "Bearer " is taken as well.
-  runaway: { 'models.list': 'pass', 'auth.missing_key': 'pass', 'auth.bad_key': 'pass', 'auth.no_bearer': 'warn', 'errors.unknown_model': 'fail', 'errors.malformed_json': 'fail' },
-};
-
-export const ENDPOINT_EVIDENCE: Row[] = [
-  { probe: 'auth', stops: 'warn', runaway: 'pass', because: 'open without a key; 401 with one, though a key without "Bearer " passes', holds: (s, r) => s.noKeyStatus === 200 && r.noKeyStatus === 401 && r.noBearerStatus === 200 },
-  { probe: 'errors.unknown_model', stops: 'fail', runaway: 'fail', because: 'any model name is answered by the loaded model (HTTP 200)', holds: both((f) => f.unknownModelStatus === 200) },
-  { probe: 'errors.malformed_json', stops: 'fail', runaway: 'fail', because: 'a malformed JSON body gets HTTP 500', holds: both((f) => f.malformedStatus >= 500) },
+/**
+ * The endpoint row (probes of scope "target"), one verdict a server. tiny-stops is served without a key:
+ * anyone may call it, and there is no key to send without "Bearer ". tiny-runaway is served with
+ * --api-key: a 401 in the OpenAI envelope, but a key without "Bearer " is taken as well.
+ */
+export const ENDPOINT_TRUTH: (Row & { stops: Verdict; runaway: Verdict })[] = [
+  {
+    probe: 'models.list',
+    stops: 'pass',
+    runaway: 'pass',
+    because: 'GET /models answers {object: "list", data: [{id, object: "model", created, owned_by}]} with the alias, ids unique',
+    holds: both((f) => f.list.status === 200 && f.list.shape && f.list.listsAlias),
+  },
+  {
+    probe: 'auth.missing_key',
+    stops: 'warn',
+    runaway: 'pass',
+    because: 'without a key: answered by the open server, 401 in the OpenAI envelope by the keyed one',
+    holds: (s, r) => s.noKey.status === 200 && s.noKey.answered && r.noKey.status === 401 && r.noKey.envelope,
+  },
+  {
+    probe: 'auth.bad_key',
+    stops: 'warn',
+    runaway: 'pass',
+    because: 'a wrong key: answered by the open server (it ignores keys), 401 in the OpenAI envelope by the keyed one',
+    holds: (s, r) => s.badKey.status === 200 && s.badKey.answered && r.badKey.status === 401 && r.badKey.envelope,
+  },
+  {
+    probe: 'auth.no_bearer',
+    stops: 'inconclusive',
+    runaway: 'warn',
+    because: 'the open server is audited without a key, so there is none to send without "Bearer "; the keyed one answers its key without "Bearer "',
+    holds: (s, r) => s.noKey.answered && r.noKey.status === 401 && r.noBearer.status === 200 && r.noBearer.answered,
+  },
+  {
+    probe: 'errors.unknown_model',
+    stops: 'fail',
+    runaway: 'fail',
+    because: 'a model nobody serves is answered by the loaded model, named by its alias (HTTP 200)',
+    holds: both((f) => f.unknownModel.status === 200 && f.unknownModel.answered && f.unknownModel.model === f.alias),
+  },
+  {
+    probe: 'errors.malformed_json',
+    stops: 'fail',
+    runaway: 'fail',
+    because: 'a malformed JSON body gets HTTP 500 (SDKs retry a 5xx)',
+    holds: both((f) => f.malformed.status === 500 && f.malformed.envelope),
+  },
 ];
 
 export const TRUTH: Row[] = [
@@ -125,24 +211,30 @@ export const TRUTH: Row[] = [
     because: 'at temperature 0 the counting request streamed assembles into the very text it gets unstreamed: llama-server sends every piece once, in order',
     holds: both((f) => f.greedyStreamMatches),
   },
-  { probe: 'errors.missing_messages', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.missingMessagesStatus === 400) },
-  { probe: 'errors.wrong_type', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.wrongTypeStatus === 400) },
+  { probe: 'errors.missing_messages', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.missingMessages.status === 400 && f.missingMessages.envelope) },
+  { probe: 'errors.wrong_type', stops: 'pass', runaway: 'pass', because: 'HTTP 400 in the OpenAI envelope', holds: both((f) => f.wrongType.status === 400 && f.wrongType.envelope) },
   {
     probe: 'errors.out_of_range',
     stops: 'warn',
     runaway: 'warn',
     because:
       'temperature 5 and top_p 2 are answered with HTTP 200 (llama-server checks no sampling range); max_tokens -5 and n 0 get a 400 naming the field in the message. The runaway model is not sent max_tokens -5 (it would be its only limit), so its cell rests on the other three values',
-    holds: both((f) => f.outOfRange.temperature.status === 200 && f.outOfRange.top_p.status === 200 && f.outOfRange.n.status === 400 && f.outOfRange.n.named && f.outOfRange.max_tokens.status === 400 && f.outOfRange.max_tokens.named),
+    holds: both((f) => f.outOfRange.temperature.answered && f.outOfRange.top_p.answered && f.outOfRange.n.status === 400 && f.outOfRange.n.named && f.outOfRange.max_tokens.status === 400 && f.outOfRange.max_tokens.named),
   },
-  { probe: 'errors.invalid_role', stops: 'fail', runaway: 'fail', because: 'role "wizard" is accepted with HTTP 200', holds: both((f) => f.invalidRoleStatus === 200) },
-  { probe: 'chat.schema', stops: 'warn', runaway: 'warn', because: 'choices carry no logprobs and messages no refusal (strict-tier fields)', holds: () => true },
+  { probe: 'errors.invalid_role', stops: 'fail', runaway: 'fail', because: 'role "wizard" is answered with HTTP 200', holds: both((f) => f.invalidRole.status === 200 && f.invalidRole.answered) },
+  {
+    probe: 'chat.schema',
+    stops: 'warn',
+    runaway: 'warn',
+    because: 'the answer has every field a client reads (id, object, created, model, choices of index, message and finish_reason, usage), but its choice carries no logprobs and its message no refusal (strict-tier fields)',
+    holds: both((f) => f.plain.shape && f.plain.usage !== null && f.plain.contentType.startsWith('application/json') && !f.plain.choiceKeys.includes('logprobs') && !f.plain.messageKeys.includes('refusal')),
+  },
   {
     probe: 'chat.finish_reason',
     stops: 'pass',
     runaway: 'fail',
     because: 'the stopping model ends turns on its own; the other never does, so its uncapped smoke call runs past --timeout',
-    holds: (s, r) => s.endsOnItsOwn && !r.endsOnItsOwn,
+    holds: (s, r) => s.own.stopped > 0 && r.own.answered === 3 && r.own.stopped === 0,
   },
   ...WIRE,
   {
@@ -211,7 +303,7 @@ export const TRUTH: Row[] = [
     runaway: 'inconclusive',
     because:
       'the model never calls a tool, streamed or not, so there is no streamed call to rebuild (forced by a prefill, llama-server streams calls in OpenAI\'s form: docs/real-server-evidence.md)',
-    holds: both((f) => f.autoCalls === 0 && f.requiredCalls === 0),
+    holds: both((f) => f.autoCalls === 0 && f.requiredCalls === 0 && came(f.toolStream) && f.toolStream.toolCallDeltas === 0 && f.toolStream.finishReasons[0] !== 'tool_calls'),
   },
   {
     probe: 'parameters.tool_choice.required',
@@ -240,6 +332,6 @@ export const TRUTH: Row[] = [
     stops: 'rejected',
     runaway: 'rejected',
     because: 'an image part gets HTTP 500 naming the missing vision projector (mmproj), every time, while the plain request works',
-    holds: both((f) => f.imageStatuses.every((s) => s === 500) && /mmproj|image/i.test(f.imageMessage)),
+    holds: both((f) => f.plain.answered && f.imageStatuses.every((s) => s === 500) && /mmproj|image/i.test(f.imageMessage)),
   },
 ];

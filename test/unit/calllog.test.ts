@@ -1,7 +1,8 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallLog, type HeldSlot, type Transport } from '../../src/engine/calls.js';
+import { CallLog, type Transport } from '../../src/engine/calls.js';
+import type { HeldSlot } from '../../src/engine/slots.js';
 import { HttpClient } from '../../src/http/client.js';
 import { ModelCaller, STALL_AFTER } from '../../src/engine/requests.js';
 

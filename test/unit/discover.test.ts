@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readModelList } from '../../src/engine/discover.js';
-import { CannotTestError } from '../../src/engine/errors.js';
+import { CannotTestError } from '../../src/errors.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { raw } from '../helpers/exchanges.js';
 

@@ -85,6 +85,19 @@ describe('streaming.integrity', () => {
     expect(sampled.observed).toContain('temperature 0 was refused');
   });
 
+  it('fails content lost on the way: none streamed, though the usage counts tokens and the unstreamed answer has text; not a model that answered nothing', () => {
+    const empty = (completion: number, reasoning?: string) =>
+      streamed([delta({ role: 'assistant', content: '', ...(reasoning ? { reasoning_content: reasoning } : {}) }), delta({}, 'stop'), { id: 'chatcmpl-s', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 9, completion_tokens: completion, total_tokens: 9 + completion } }]);
+    const lost = judgeIntegrity(empty(23), unstreamed, true);
+    expect(codes(lost)).toEqual(['content_lost']);
+    // Trap: no tokens counted (the model ended its turn at once): nothing was lost.
+    expect(judgeIntegrity(empty(0), unstreamed, true).verdict).toBe('inconclusive');
+    // Trap: the tokens went to reasoning in the stream.
+    expect(judgeIntegrity(empty(23, 'thinking'), unstreamed, true).verdict).toBe('inconclusive');
+    // Trap: temperature 0 refused: the two answers were sampled.
+    expect(judgeIntegrity(empty(23), unstreamed, false).verdict).toBe('inconclusive');
+  });
+
   it('passes white space at the ends only, with a note', () => {
     const v = judgeIntegrity(stream(piecesOf(COUNT).concat('\n')), unstreamed, true);
     expect(v.verdict).toBe('pass');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
-import { CannotTestError } from '../../src/engine/errors.js';
+import { CannotTestError } from '../../src/errors.js';
 
 const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => resolveOptions(flags, env);
 const failure = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {

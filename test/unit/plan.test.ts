@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { closestIds, makePlan, selectModels, selectProbes } from '../../src/engine/plan.js';
-import { CannotTestError } from '../../src/engine/errors.js';
+import { CannotTestError } from '../../src/errors.js';
 import { PROBES } from '../../suites/index.js';
 import type { ListedModel } from '../../src/engine/discover.js';
 

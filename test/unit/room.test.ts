@@ -212,6 +212,13 @@ describe('answers whose whole limit the reasoning took (no room learnt) are no e
     const misrouted = streamed([delta({ role: 'assistant', content: '' }), delta({ reasoning_content: '1, 2, 3' }), delta({}, 'stop')]);
     expect(judgeBasicStream(misrouted).verdict).toBe('fail');
     expect(judgeBasicStream(streamed([delta({ role: 'assistant', content: '1, 2' }), delta({}, 'length')])).verdict).toBe('pass');
+    // Ended with "stop" before any content and nothing in a reasoning field: a model that answered nothing
+    // (llama-server's sampled stream whose first token ends the turn), not a stream that lost its content.
+    const nothing = judgeBasicStream(streamed([delta({ role: 'assistant', content: '' }), delta({}, 'stop')]));
+    expect(nothing.verdict).toBe('inconclusive');
+    expect(nothing.observed).toContain('ended with finish_reason "stop" before any content');
+    // No end at all is still a failure, content or not.
+    expect(judgeBasicStream(streamed([delta({ role: 'assistant', content: '' })], { done: false })).verdict).toBe('fail');
   });
 
   it('parameters.logprobs: no content token and no entry is inconclusive; content without entries is still ignored', () => {
