@@ -94,12 +94,21 @@ const SAME_RATIO = 1.5;
 /** The fewest pieces an uncapped answer needs for its ratio to be the endpoint's, not rounding. */
 const RATIO_PIECES = 12;
 
+/** Text that is the counting answer: at least two in five of its pieces are numbers ("1, 2, 3" is three in five). */
+function countingText(text: string): boolean {
+  const all = pieces(text);
+  return all > 0 && (text.match(/\p{N}+/gu) ?? []).length / all >= 0.4;
+}
+
 /**
  * Usage inflated by the endpoint: the uncapped answer reports INFLATED_RATIO or more completion tokens per
  * piece of its text, and the capped answer the same ratio (the control: one answer's odd count is not the
  * endpoint's habit, and a count that matches its text in one answer only says something about that answer).
  */
 export function inflatedUsage(capped: Exchange, uncapped: Exchange): { ratio: number; capped: UsageRatio; uncapped: UsageRatio } | undefined {
+  // The bound holds for counting text only: a word run of letters (prose, CJK, a tiny model's gibberish
+  // mixing scripts) costs a tokenizer many tokens a piece, and says nothing about inflation.
+  if (!countingText(readChoices(uncapped.json)[0]?.content ?? '')) return undefined;
   const c = usageRatio(capped);
   const u = usageRatio(uncapped);
   if (!c || !u || u.pieces < RATIO_PIECES || u.ratio < INFLATED_RATIO || c.ratio === 0) return undefined;

@@ -150,6 +150,12 @@ describe('judgeLength: usage read for what it is', () => {
     expect(codes(v)).toEqual(['usage_inflated']);
   });
 
+  it('trap: text that is no counting (gibberish mixing scripts, prose) costs many tokens a piece honestly: never called inflated', () => {
+    const gibberish = 'oxidation wintersですねhaving不好意思เชื่อ BlueprintReadOnly montageอาจาร sortable伫อาจาร麼双向isors skirtsisors burseヌ홑곡位列 montage oxidation visualisors';
+    expect(inflatedUsage(reply('oxidation wintersですね', { finish: 'length', usage: [20, 5] }), reply(gibberish, { usage: [20, 48] }))).toBeUndefined();
+    expect(codes(judge(reply('oxidation wintersですね', { finish: 'length', usage: [20, 5] }), reply(gibberish, { usage: [20, 48] })))).not.toContain('usage_inflated');
+  });
+
   it('trap: a model with no usage has no ratio: judged from the text as before, no billing finding', () => {
     const v = judge(reply('1, 2, 3', { finish: 'length', usage: null }), reply(COUNT, { usage: null }));
     expect(v.verdict).toBe('honoured');
