@@ -9,7 +9,7 @@ import { RECORD_FILE } from '../record/format.js';
 import { RunRecord } from '../record/recorder.js';
 import { baselineFrom, DEFAULT_BASELINE, describeUpdate, loadBaseline, writeBaseline, type Baseline } from '../report/baseline.js';
 import { CAUSES } from '../report/causes.js';
-import { judge, judgeResult } from '../report/judge.js';
+import { gate, gateResult } from '../report/gate.js';
 import { extentText } from '../report/style.js';
 import { existsSync, rmSync } from 'node:fs';
 import type { Report } from '../report/model.js';
@@ -158,7 +158,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           // Rows the run did not reach before Ctrl-C or --max-duration are counted in the closing line, not
           // a progress line each: a run stopped early among 100,000 models wrote 100,000 lines here.
           if (r.probe === EVERY_PROBE && r.cause !== undefined && CAUSES[r.cause].notRun) return;
-          const cell = judgeResult(boundary.result(r), baseline);
+          const cell = gateResult(boundary.result(r), baseline);
           if (tty) {
             const line = progressLine(cell, done, total, { elapsedMs: performance.now() - started, inFlight, queued });
             progress([...line].slice(0, (process.stderr.columns || 100) - 1).join(''));
@@ -174,7 +174,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (tty && !options.quiet) progress('');
     record?.finish(run.report);
     // Past this line only the report that crossed the output boundary is used; the raw one is let go.
-    const report = judge(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
+    const report = gate(boundary.report(run.report), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     const trace = run.trace;
     const { endBy, reserveMs } = run;
     run = undefined;

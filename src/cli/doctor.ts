@@ -40,7 +40,7 @@ export function doctorChecks(m: ModelEntry): DoctorCheck[] {
   // With no HTTP answer (a timeout, the run stopped), the token, group and quota checks were never reached.
   const unanswered = cause !== undefined && !cause.answered;
   const failure = (): DoctorCheck => ({ name: failing ? CHECK_NAMES[failing] : 'smoke call', state: 'fail', seen: oneLine(m.smoke?.message ?? m.cause!), advice: cause!.advice });
-  // A 2xx whose body is an error (the message then says so, read by spec/error.ts) answered nothing.
+  // A 2xx whose body is an error (the message then says so, read by wire/error.ts) answered nothing.
   const errorIn2xx = m.smoke?.status !== undefined && m.smoke.status >= 200 && m.smoke.status < 300 && m.smoke.message !== undefined;
   const answer = m.smoke ? `HTTP ${m.smoke.status ?? '—'} in ${Math.round(m.smoke.durationMs)} ms${m.smoke.message && !errorIn2xx ? ` (${oneLine(m.smoke.message)})` : ''}` : 'no smoke call';
   for (const step of DOCTOR_CHECKS) {

@@ -1,7 +1,7 @@
 import { renderJson } from '../report/writers/json.js';
 import { Boundary } from '../boundary/boundary.js';
 import { loadBaseline } from '../report/baseline.js';
-import { judge } from '../report/judge.js';
+import { gate } from '../report/gate.js';
 import { PROBES } from '../../suites/index.js';
 import { mergeRuns, readRunFiles } from '../report/merge.js';
 import { summarise } from '../report/summary.js';
@@ -53,7 +53,7 @@ export async function mergeCommand(dirs: string[], args: { out: string; json: bo
     const merged = mergeRuns(runs);
     // Judged again, not copied: a shard's stored outcomes may come from another baseline, or none.
     const baseline = args.baseline ? loadBaseline(args.baseline, PROBES) : undefined;
-    const report = judge(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
+    const report = gate(boundary.report(merged.report), baseline, args.baseline ? { path: args.baseline, updated: false } : undefined);
     // The shards' recorded exchanges (their call ids carry the shard: s2c14) become the merged run's.
     await ensureDir(args.out);
     const recorded = await mergeHars(dirs, () => (har = new HarWriter(join(args.out, HAR_FILE), VERSION)));

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
 import { baselineFrom, describeUpdate, loadBaseline, writeBaseline } from '../report/baseline.js';
 import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
-import { judge } from '../report/judge.js';
+import { gate } from '../report/gate.js';
 import { checkOutputs, writeReports } from '../report/write.js';
 import { painter, renderConsole } from '../report/writers/console.js';
 import { VERSION } from '../version.js';
@@ -59,7 +59,7 @@ export async function passthroughCommand(flags: Record<string, unknown>, args: P
       { onCall: recordCalls(recorder, boundary) },
       interrupt.signal,
     );
-    const report = judge(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
+    const report = gate(boundary.report(raw), baseline, options.baseline || options.updateBaseline ? { path: baselinePath, updated: options.updateBaseline } : undefined);
     // exchanges.har put in place with the reports, in one step (as audit does).
     const recorded = har;
     const written = await writeReports(report, trace, options.out, boundary, recorded.finish(), () => recorded.commit());

@@ -4,7 +4,7 @@ import { stopFailure, type BodySink, type HttpRequest, type HttpResponse } from 
 import type { CallRecord } from '../report/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
-import { errorIn2xx } from '../spec/completion.js';
+import { errorIn2xx } from '../wire/completion.js';
 import { clip } from '../boundary/text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from '../report/har.js';

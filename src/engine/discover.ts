@@ -2,8 +2,8 @@ import { CAUSES } from '../report/causes.js';
 import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from '../errors.js';
 import type { Exchange } from './exchange.js';
-import { isObject } from '../spec/json.js';
-import { MAX_JSON_DEPTH, valueDepthOver } from '../spec/json-depth.js';
+import { isObject } from '../wire/json.js';
+import { MAX_JSON_DEPTH, valueDepthOver } from '../wire/json-depth.js';
 import { setOwn } from '../own.js';
 import { describeFailure, ourCut } from './verdicts.js';
 

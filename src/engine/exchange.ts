@@ -1,20 +1,20 @@
-import { MAX_JSON_DEPTH, tooDeep } from '../spec/json-depth.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../wire/json-depth.js';
 import { AFTER_END_MS, bodyText, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
-import { SseReader, type SseFacts } from '../http/sse.js';
-import { MAX_TEXT, StreamAssembler, type AssembledStream } from '../spec/stream.js';
-import { isObject } from '../spec/json.js';
-import { readUsage, type Usage } from '../spec/usage.js';
-import { readError, type ErrorShape } from '../spec/error.js';
-import { choicesCut, MAX_CHOICES, MAX_TOOL_CALLS } from '../spec/completion.js';
+import { SseReader, type SseFacts } from '../wire/sse.js';
+import { MAX_TEXT, StreamAssembler, type AssembledStream } from '../wire/stream.js';
+import { isObject } from '../wire/json.js';
+import { readUsage, type Usage } from '../wire/usage.js';
+import { readError, type ErrorShape } from '../wire/error.js';
+import { choicesCut, MAX_CHOICES, MAX_TOOL_CALLS } from '../wire/completion.js';
 import type { Cause } from '../report/model.js';
 import { diagnose } from './diagnose.js';
 
-// The one error reader lives with the other readers of server data (spec/error.ts); named here too for
+// The one error reader lives with the other readers of server data (wire/error.ts); named here too for
 // the modules that took it from the exchange.
-export { readError, type ErrorShape } from '../spec/error.js';
-/** Choices read from one body (spec/completion.ts). */
-export { MAX_CHOICES } from '../spec/completion.js';
+export { readError, type ErrorShape } from '../wire/error.js';
+/** Choices read from one body (wire/completion.ts). */
+export { MAX_CHOICES } from '../wire/completion.js';
 
 /** One call as a probe sees it, raw: secrets are removed at the output boundary, not here. */
 export interface Exchange {

@@ -4,7 +4,7 @@ import type { Exchange, StreamExchange } from './exchange.js';
 import { SMOKE_PROMPT, SMOKE_RETRY_LIMIT, type ChatBody, type ChatOptions } from './probe.js';
 import { LIMIT_KEYS, namesAny } from './verdicts.js';
 import { learnRoom, NO_ROOM, withRoom, type ReasoningRoom } from './room.js';
-import { readChoices } from '../spec/completion.js';
+import { readChoices } from '../wire/completion.js';
 import { setOwn } from '../own.js';
 
 /** Whether a request body carries an output limit (verdict contract, rule 7). */

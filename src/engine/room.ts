@@ -1,8 +1,8 @@
 import type { Exchange } from './exchange.js';
 import type { ChatBody, ProbeVerdict } from './probe.js';
 import { answerProblem, LIMIT_KEYS } from './verdicts.js';
-import { readChoices } from '../spec/completion.js';
-import { readReasoning, type ReasoningPlace } from '../spec/reasoning.js';
+import { readChoices } from '../wire/completion.js';
+import { readReasoning, type ReasoningPlace } from '../wire/reasoning.js';
 import type { Finding } from '../report/model.js';
 
 /**

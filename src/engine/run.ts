@@ -12,7 +12,7 @@ import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
 import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { answerProblem, describeFailure } from './verdicts.js';
-import { errorIn2xx } from '../spec/completion.js';
+import { errorIn2xx } from '../wire/completion.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
 import { compareDeclared } from '../report/declared.js';
 import { findMeter, type MeterSearch } from '../billing/find.js';
@@ -716,7 +716,7 @@ function distinct(ids: readonly string[]): string[] {
   return out;
 }
 
-/** A not-probed row's one result; its outcome without a baseline (report/judge.ts judges it). */
+/** A not-probed row's one result; its outcome without a baseline (report/gate.ts gates it). */
 function rowResult(v: ProbeVerdict, evidence: string[]): RowResult {
   const row: RowResult = { verdict: v.verdict, outcome: outcomeOf(v.verdict, v.cause).outcome, observed: clip(v.observed, MAX_OBSERVED), evidence };
   if (v.cause) row.cause = v.cause;
@@ -724,7 +724,7 @@ function rowResult(v: ProbeVerdict, evidence: string[]): RowResult {
   return row;
 }
 
-/** A cell as observed; its outcome without a baseline (report/judge.ts judges it). */
+/** A cell as observed; its outcome without a baseline (report/gate.ts gates it). */
 function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
   const { outcome } = outcomeOf(v.verdict, v.cause);
   const r: ProbeResult = {

@@ -2,8 +2,8 @@ import { CAUSES } from '../report/causes.js';
 import type { Exchange } from './exchange.js';
 import type { ProbeVerdict } from './probe.js';
 import type { Cause, Finding } from '../report/model.js';
-import { errorIn2xx, readChoices } from '../spec/completion.js';
-import { errorMember, quotedMessage, readError } from '../spec/error.js';
+import { errorIn2xx, readChoices } from '../wire/completion.js';
+import { errorMember, quotedMessage, readError } from '../wire/error.js';
 
 export const honoured = (observed: string): ProbeVerdict => ({ verdict: 'honoured', observed });
 export const ignored = (observed: string): ProbeVerdict => ({ verdict: 'ignored', observed });

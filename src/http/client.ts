@@ -132,7 +132,7 @@ const CAPPED = new Error('chatprobe read as much of this body as it keeps');
  * answers once, at the end of the body, at the deadline, at our byte cap or on the first error, and
  * aborts the request if it is still going.
  */
-class Call implements Dispatcher.DispatchHandler {
+class InFlight implements Dispatcher.DispatchHandler {
   private readonly started = performance.now();
   private readonly chunks: BodyChunk[] = [];
   private bytes = 0;
@@ -154,7 +154,7 @@ class Call implements Dispatcher.DispatchHandler {
     private readonly sink: BodySink | undefined,
     private readonly sentBody: string | undefined,
     private readonly timeoutMs: number,
-    private readonly live: Set<Call>,
+    private readonly live: Set<InFlight>,
     /** Called once, with the response: from undici's callbacks, so it must only hand the response on. */
     private readonly resolve: (res: HttpResponse) => void,
   ) {
@@ -274,7 +274,7 @@ export class HttpClient {
   private readonly basePath: string;
   private readonly originPath: string;
   /** The calls in flight, aborted together when the run's signal fires. */
-  private readonly live = new Set<Call>();
+  private readonly live = new Set<InFlight>();
   /** The Authorization header the key makes, written once (not a new string for every request). */
   private readonly bearer: string;
   /** The key as recorded: its variable's name. */
@@ -356,7 +356,7 @@ export class HttpClient {
   private sendOnce(req: HttpRequest, answer: (res: HttpResponse) => void): void {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const { headers, payload } = this.prepare(req, true);
-    const call = new Call(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, answer);
+    const call = new InFlight(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, answer);
     if (this.options.signal?.aborted) return call.abort(new RunStopped(stopFailure(this.options.signal.reason)));
     try {
       this.dispatcher.dispatch(

@@ -2,8 +2,8 @@ import { type Exchange, STREAM_RECORD_CHARS, type StreamExchange } from '../engi
 import type { ProbeVerdict } from '../engine/probe.js';
 import { conformance, describeFailure, fail, inconclusive, note, ourCut, warn } from '../engine/verdicts.js';
 import type { Finding } from '../report/model.js';
-import { tooDeep } from '../spec/json-depth.js';
-import { isObject } from '../spec/json.js';
+import { tooDeep } from '../wire/json-depth.js';
+import { isObject } from '../wire/json.js';
 import { addedKeys, at, differences, fateOf, type Json, keyOrder, type Path, pathText, sameJson, show } from './diff.js';
 import { eventRewrites, pieceChanges, piecesOf, type StreamView, viewOf, wholeChanges, withoutNulls } from './stream-diff.js';
 

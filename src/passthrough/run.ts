@@ -12,8 +12,8 @@ import { startRun } from '../report/head.js';
 import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../report/model.js';
 import { outcomeOf } from '../report/outcome.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
-import { tooDeep } from '../spec/json-depth.js';
-import { isObject } from '../spec/json.js';
+import { tooDeep } from '../wire/json-depth.js';
+import { isObject } from '../wire/json.js';
 import { Slots } from '../engine/slots.js';
 
 export interface PassthroughOptions {

@@ -1,6 +1,6 @@
-import { tooDeep } from '../spec/json-depth.js';
-import { assembleStream, type AssembledStream, type StreamedChoice } from '../spec/stream.js';
-import { isObject } from '../spec/json.js';
+import { tooDeep } from '../wire/json-depth.js';
+import { assembleStream, type AssembledStream, type StreamedChoice } from '../wire/stream.js';
+import { isObject } from '../wire/json.js';
 import { differences, sameJson, show } from './diff.js';
 
 /**

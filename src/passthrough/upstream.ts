@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { tooDeep } from '../spec/json-depth.js';
+import { tooDeep } from '../wire/json-depth.js';
 import { answerOf, MARKER, type Scripted, type UpstreamRecord } from './cases.js';
 
 /**

@@ -9,7 +9,7 @@ import type { RecordedChunk, RecordedResponse } from './format.js';
  * redacted text (`lossy`), never with the secret.
  *
  * A stream's chunks (`byLines`) are first cut at line ends: the part of a chunk after its last line break
- * goes with the next chunk. A stream reader (http/sse.ts) acts on whole lines only, and an event's time is
+ * goes with the next chunk. A stream reader (wire/sse.ts) acts on whole lines only, and an event's time is
  * the time of the chunk that ended it, so the events and their times read from the record are the run's;
  * and each chunk then holds whole lines, which the redaction of a stream's pieces reads
  * (boundary/stream-pieces.ts), and whole UTF-8 sequences.

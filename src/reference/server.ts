@@ -36,7 +36,7 @@ const MAX_REQUEST_BYTES = 1024 * 1024;
 const CORE_KEYS = new Set(['model', 'messages', 'stream']);
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
-interface Call {
+interface Incoming {
   req: IncomingMessage;
   res: ServerResponse;
   profile: Profile;
@@ -64,7 +64,7 @@ type Json = Record<string, unknown>;
 let counter = 0;
 const nextId = () => (++counter).toString(36);
 
-function send(c: Call, reply: Reply): void {
+function send(c: Incoming, reply: Reply): void {
   const { server } = c.profile;
   const headers: Record<string, string> = { ...reply.headers, [server.requestIdHeader]: `req_ref_${nextId()}` };
   let body = reply.body;
@@ -92,7 +92,7 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 /** OpenAI's answers to a missing or wrong key, or those of the server the profile imitates. */
-function authorise(c: Call, apiKey: string | undefined): Reply | undefined {
+function authorise(c: Incoming, apiKey: string | undefined): Reply | undefined {
   const header = c.req.headers.authorization ?? '';
   const match = /^Bearer\s+(.+)$/i.exec(header);
   c.token = match?.[1]?.trim() ?? '';
@@ -108,7 +108,7 @@ function authorise(c: Call, apiKey: string | undefined): Reply | undefined {
   return openaiError(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
 }
 
-function listModels(c: Call): Reply {
+function listModels(c: Incoming): Reply {
   const { modelList } = c.profile.server;
   const data = c.profile.models
     .filter((m) => m.listed)
@@ -121,12 +121,12 @@ function listModels(c: Call): Reply {
   return json(200, { object: 'list', data });
 }
 
-function invalid(c: Call, kind: Refusal, message: string, param: string | null): Reply {
+function invalid(c: Incoming, kind: Refusal, message: string, param: string | null): Reply {
   return refuse(c.profile.server.errorStyle, c.profile.server.unknownModel, kind, message, param);
 }
 
 /** Validates like OpenAI does; `lenient` profiles let wrong types and unknown roles through. */
-function validate(c: Call, body: Json): Reply | undefined {
+function validate(c: Incoming, body: Json): Reply | undefined {
   if (typeof body.model !== 'string' || body.model === '') return invalid(c, 'invalid_request', "Missing required parameter: 'model'.", 'model');
   if (!Array.isArray(body.messages)) return invalid(c, 'invalid_request', "Missing required parameter: 'messages'.", 'messages');
   if (body.messages.length === 0) return invalid(c, 'invalid_request', "Invalid 'messages': empty array. Expected an array with minimum length 1.", 'messages');
@@ -154,7 +154,7 @@ const RANGES: Record<string, [number, number]> = {
   n: [1, 128],
 };
 
-function outOfRange(c: Call, model: ProfileModel, body: Json): Reply | undefined {
+function outOfRange(c: Incoming, model: ProfileModel, body: Json): Reply | undefined {
   for (const [key, [lo, hi]] of Object.entries(RANGES)) {
     const v = body[key];
     if (typeof v !== 'number' || (v >= lo && v <= hi)) continue;
@@ -194,7 +194,7 @@ function reasoningRequest(model: ProfileModel, body: Json): Reply | undefined {
 }
 
 /** A chat request, then what the meter charges for it (when the profile has a meter). */
-async function chatCompletions(c: Call): Promise<Reply | undefined> {
+async function chatCompletions(c: Incoming): Promise<Reply | undefined> {
   const reply = await answerChat(c);
   const meter = c.profile.server.meter;
   if (meter && c.bill) charge(c.ledger, meter.lagReads, costOf(c.bill, reply));
@@ -202,7 +202,7 @@ async function chatCompletions(c: Call): Promise<Reply | undefined> {
 }
 
 /** Quota units, rounded as new-api rounds them: a refused call is free unless the model pre-charges and keeps it. */
-function costOf(bill: NonNullable<Call['bill']>, reply: Reply | undefined): number {
+function costOf(bill: NonNullable<Incoming['bill']>, reply: Reply | undefined): number {
   const q = bill.model.quirks.billing;
   if (reply && reply.status >= 400) return q.failures === 'bill' ? Math.round((bill.limit ?? 0) * q.completion + q.perCall) : 0;
   if (!bill.usage) return 0;
@@ -222,7 +222,7 @@ function charge(ledger: Ledger, lagReads: number, amount: number): void {
 const METER_ROUTES = { 'new-api': '/api/usage/token', openrouter: '/v1/key', litellm: '/key/info', 'one-api': '/v1/dashboard/billing/usage' } as const;
 const GRANTED = 50_000_000;
 
-function readMeter(c: Call): Reply {
+function readMeter(c: Incoming): Reply {
   const meter = c.profile.server.meter!;
   const { ledger } = c;
   for (const p of ledger.pending) if (--p.reads <= 0) ledger.used += p.amount;
@@ -245,7 +245,7 @@ function readMeter(c: Call): Reply {
   }
 }
 
-async function answerChat(c: Call): Promise<Reply | undefined> {
+async function answerChat(c: Incoming): Promise<Reply | undefined> {
   const raw = await readBody(c.req);
   if (raw === undefined) return openaiError(413, 'Request body too large.', 'invalid_request_error', null);
   c.entry.limited = /"max(_completion)?_tokens"\s*:\s*\d/.test(raw);
@@ -362,14 +362,14 @@ const KNOWN_FIELDS = new Set([
 ]);
 
 /** pydantic's answer to unknown fields under extra="forbid". */
-function unknownFieldRefusal(c: Call, body: Json): Reply | undefined {
+function unknownFieldRefusal(c: Incoming, body: Json): Reply | undefined {
   if (c.profile.server.unknownFields !== 'forbid') return undefined;
   const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
   if (unknown.length === 0) return undefined;
   return json(422, { detail: unknown.map((k) => ({ type: 'extra_forbidden', loc: ['body', k], msg: 'Extra inputs are not permitted', input: body[k] })) });
 }
 
-async function streamAnswer(c: Call, a: Answer, includeUsage: boolean): Promise<void> {
+async function streamAnswer(c: Incoming, a: Answer, includeUsage: boolean): Promise<void> {
   const s = a.model.quirks.stream;
   const headers: Record<string, string> = { 'content-type': s.contentType, 'cache-control': 'no-cache', [c.profile.server.requestIdHeader]: `req_ref_${nextId()}` };
   if (c.profile.server.echoKey && c.token) headers['x-echo-authorization'] = `Bearer ${c.token}`;
@@ -416,7 +416,7 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const server = createServer((req, res) => {
     const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
     received.push(entry);
-    const c: Call = { req, res, profile: current, token: '', failures, draws, entry, ledger, record: options.recordBodies === true };
+    const c: Incoming = { req, res, profile: current, token: '', failures, draws, entry, ledger, record: options.recordBodies === true };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };

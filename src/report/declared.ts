@@ -1,4 +1,4 @@
-import { isObject } from '../spec/json.js';
+import { isObject } from '../wire/json.js';
 import type { Finding, ModelEntry, ProbeResult, Verdict } from './model.js';
 
 /**

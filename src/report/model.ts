@@ -168,7 +168,7 @@ export const ProbeInfo = z.object({
 });
 export type ProbeInfo = z.infer<typeof ProbeInfo>;
 
-/** What a CI script reads first: counts, regressions and the exit code the run earned (report/judge.ts). */
+/** What a CI script reads first: counts, regressions and the exit code the run earned (report/gate.ts). */
 export const ReportSummary = z.object({
   outcomes: z.record(Outcome, z.number().int()),
   verdicts: z.record(z.string(), z.number().int()),
@@ -214,7 +214,7 @@ export const Report = z.object({
   probes: z.array(ProbeInfo),
   results: z.array(ProbeResult),
   calls: z.number().int(),
-  /** Set by judge(): a not-probed row counts once. */
+  /** Set by gate(): a not-probed row counts once. */
   summary: ReportSummary.optional(),
 });
 export type Report = z.infer<typeof Report>;

@@ -23,7 +23,7 @@ export type Baselined = { cell: readonly Verdict[] | undefined } | { row: readon
 
 /**
  * The outcome of a result for a CI gate, decided here and nowhere else (the engine, the passthrough audit
- * and report/judge.ts call it; reporters never recompute it), as a pure function of the verdict, its cause
+ * and report/gate.ts call it; reporters never recompute it), as a pure function of the verdict, its cause
  * and what the baseline expects (`baselined`, given when the run has a baseline).
  * - A cause that is not judged like a verdict decides alone, and the cell is not compared with the
  *   baseline (report/causes.ts `gate`): our own bug errors, Ctrl-C's "not run" is skipped. Neither says

@@ -23,7 +23,7 @@ export function rowAsResult(m: ModelEntry, probe: string, kind: ProbeInfo['kind'
 }
 
 /**
- * A model the baseline expects and GET /models no longer lists: a line of the judgement (report/judge.ts),
+ * A model the baseline expects and GET /models no longer lists: a line of the judgement (report/gate.ts),
  * not a model of the run. Shown as one line, never as a column of "not listed" cells.
  */
 export const isMissing = (m: ModelEntry): boolean => m.notRun?.comparison === 'missing';

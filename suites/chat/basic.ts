@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 import type { Finding } from '../../src/report/model.js';
 
 export default defineProbe({

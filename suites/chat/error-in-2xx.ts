@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, unjudgeable } from '../../src/engine/verdicts.js';
-import { errorIn2xx } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/json.js';
+import { errorIn2xx } from '../../src/wire/completion.js';
+import { isObject } from '../../src/wire/json.js';
 
 export default defineProbe({
   id: 'chat.error_in_2xx',

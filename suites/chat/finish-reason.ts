@@ -1,7 +1,7 @@
 import { defineProbe, SMOKE_PROMPT, SMOKE_RETRY_LIMIT } from '../../src/engine/probe.js';
 import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
-import { STANDARD_FINISH_REASONS } from '../../src/spec/usage.js';
+import { readChoices } from '../../src/wire/completion.js';
+import { STANDARD_FINISH_REASONS } from '../../src/wire/usage.js';
 import type { Finding } from '../../src/report/model.js';
 
 export default defineProbe({

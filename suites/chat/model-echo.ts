@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
-import { isObject } from '../../src/spec/json.js';
+import { isObject } from '../../src/wire/json.js';
 
 /** How the answer's `model` relates to the one requested. */
 export function compareModel(requested: string, answered: string): 'exact' | 'snapshot' | 'prefix' | 'different' {

@@ -1,6 +1,6 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
-import { usageProblems } from '../../src/spec/usage.js';
+import { usageProblems } from '../../src/wire/usage.js';
 import type { Finding } from '../../src/report/model.js';
 import { LIMITS, user } from '../support/prompts.js';
 

@@ -3,9 +3,9 @@ import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, errored, fail, namesAny, note, warn } from '../../src/engine/verdicts.js';
 import { outsideTheRequest } from '../../src/report/causes.js';
 import type { Finding } from '../../src/report/model.js';
-import { readChoices, errorIn2xx } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/json.js';
-import { readUsage } from '../../src/spec/usage.js';
+import { readChoices, errorIn2xx } from '../../src/wire/completion.js';
+import { isObject } from '../../src/wire/json.js';
+import { readUsage } from '../../src/wire/usage.js';
 import { LIMITS, user } from '../support/prompts.js';
 
 /** The values sent, one request each: each outside the range OpenAI documents for its parameter. */

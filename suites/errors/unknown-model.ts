@@ -1,5 +1,5 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { isObject } from '../../src/spec/json.js';
+import { isObject } from '../../src/wire/json.js';
 import { LIMITS, user } from '../support/prompts.js';
 import { judgeRefusal } from '../support/refusals.js';
 

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
-import { isObject } from '../../src/spec/json.js';
-import { formatDeviation, validateShape } from '../../src/spec/validate.js';
+import { isObject } from '../../src/wire/json.js';
+import { formatDeviation, validateShape } from '../../src/wire/validate.js';
 import { ENDPOINT, type Finding } from '../../src/report/model.js';
 
 const STANDARD = new Set(['id', 'object', 'created', 'owned_by']);

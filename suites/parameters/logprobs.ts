@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/json.js';
+import { readChoices } from '../../src/wire/completion.js';
+import { isObject } from '../../src/wire/json.js';
 import type { Finding } from '../../src/report/model.js';
 import { contentOf } from '../support/params.js';
 import { LIMITS, user } from '../support/prompts.js';

@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 import { LIMITS, user } from '../support/prompts.js';
 
 /**

@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, conformanceFailure, fail, warn } from '../../src/engine/verdicts.js';
-import { errorIn2xx } from '../../src/spec/completion.js';
+import { errorIn2xx } from '../../src/wire/completion.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 
 export default defineProbe({

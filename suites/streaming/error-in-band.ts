@@ -2,8 +2,8 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, inconclusive } from '../../src/engine/verdicts.js';
 import type { StreamExchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
-import { quotedMessage } from '../../src/spec/error.js';
-import { MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
+import { quotedMessage } from '../../src/wire/error.js';
+import { MAX_JSON_DEPTH } from '../../src/wire/json-depth.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 

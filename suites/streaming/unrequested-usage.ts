@@ -1,6 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, warn } from '../../src/engine/verdicts.js';
-import { isObject } from '../../src/spec/json.js';
+import { isObject } from '../../src/wire/json.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 

@@ -5,7 +5,7 @@ import type { Finding } from '../../src/report/model.js';
 import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import type { Meter } from '../../src/billing/meter.js';
 import { countingPrompt } from './prompts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 
 /**
  * The known set: each call with an explicit limit. `plain` asks for more than its limit allows, so the

@@ -2,7 +2,7 @@ import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
 import { honoured, inconclusive } from '../../src/engine/verdicts.js';
 import { ALPHA, pct } from './sampling.js';
-import { isObject } from '../../src/spec/json.js';
+import { isObject } from '../../src/wire/json.js';
 
 /**
  * Contrasts (verdict contract, rules 1 and 6): an effect seen with a parameter and not without it (a JSON

@@ -1,10 +1,10 @@
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, fail, inconclusive, note } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
-import { readReasoning } from '../../src/spec/reasoning.js';
-import { type AssembledStream } from '../../src/spec/stream.js';
-import { isObject } from '../../src/spec/json.js';
+import { readChoices } from '../../src/wire/completion.js';
+import { readReasoning } from '../../src/wire/reasoning.js';
+import { type AssembledStream } from '../../src/wire/stream.js';
+import { isObject } from '../../src/wire/json.js';
 import type { Finding } from '../../src/report/model.js';
 import { unusableStream } from './streams.js';
 

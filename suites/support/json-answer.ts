@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
-import { jsonOf, readChoices } from '../../src/spec/completion.js';
-import { lazyValidator } from '../../src/spec/validate.js';
+import { jsonOf, readChoices } from '../../src/wire/completion.js';
+import { lazyValidator } from '../../src/wire/validate.js';
 import { contentOf, quote } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';

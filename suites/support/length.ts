@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/json.js';
+import { readChoices } from '../../src/wire/completion.js';
+import { isObject } from '../../src/wire/json.js';
 import type { Finding } from '../../src/report/model.js';
 import { COUNT_TO, countingPrompt, LIMITS, user } from './prompts.js';
 

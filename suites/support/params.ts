@@ -1,7 +1,7 @@
 import { looksLikeSse, type Exchange } from '../../src/engine/exchange.js';
 import { SMOKE_PROMPT, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { accepted, refusal, unreadable } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 import { LIMITS, user } from './prompts.js';
 
 /**

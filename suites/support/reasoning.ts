@@ -1,8 +1,8 @@
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { answerProblem } from '../../src/engine/verdicts.js';
-import { readReasoning, THINK, type ReasoningPlace, type ReasoningView } from '../../src/spec/reasoning.js';
+import { readReasoning, THINK, type ReasoningPlace, type ReasoningView } from '../../src/wire/reasoning.js';
 
-export type { ReasoningPlace, ReasoningView } from '../../src/spec/reasoning.js';
+export type { ReasoningPlace, ReasoningView } from '../../src/wire/reasoning.js';
 
 /** The reasoning of a non-stream answer, wherever the server put it. */
 export const reasoningOf = (x: Exchange): ReasoningView => readReasoning(x.json);

@@ -3,7 +3,7 @@ import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
 import { outsideTheRequest, type RefusedRequest } from '../../src/report/causes.js';
 import type { Finding } from '../../src/report/model.js';
-import { errorIn2xx } from '../../src/spec/completion.js';
+import { errorIn2xx } from '../../src/wire/completion.js';
 
 /**
  * Judges the answer to a request that must be refused (invalid input, unknown model): a 4xx with the OpenAI

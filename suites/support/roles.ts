@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 import { contentOf, judgeAcceptance, quote } from './params.js';
 import { LIMITS, user } from './prompts.js';
 

@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import type { ProbeContext, ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, note, refusal, warn } from '../../src/engine/verdicts.js';
-import { readChoices } from '../../src/spec/completion.js';
+import { readChoices } from '../../src/wire/completion.js';
 import { contentOf } from './params.js';
 import { GREEDY_COUNT } from './length.js';
 

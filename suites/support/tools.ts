@@ -1,9 +1,9 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
-import { jsonOf, readChoices } from '../../src/spec/completion.js';
-import { isObject } from '../../src/spec/json.js';
-import { lazyValidator } from '../../src/spec/validate.js';
+import { jsonOf, readChoices } from '../../src/wire/completion.js';
+import { isObject } from '../../src/wire/json.js';
+import { lazyValidator } from '../../src/wire/validate.js';
 import type { Finding } from '../../src/report/model.js';
 import { contentOf } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';

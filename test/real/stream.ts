@@ -1,6 +1,6 @@
 /**
  * A streamed answer read as plainly as can be: fetch, the body taken read by read, and a parser of the
- * event-stream format written for this suite, not chatprobe's (src/spec/stream.ts), so the wire rows of the
+ * event-stream format written for this suite, not chatprobe's (src/wire/stream.ts), so the wire rows of the
  * truth table rest on nothing chatprobe computes. What it reports is what the OpenAI streaming format says
  * a client may rely on; llama-server's own form (docs/real-server-evidence.md, "stream: true") is the
  * strictest one: one `data: ` line per event, a blank line after each, nothing else.

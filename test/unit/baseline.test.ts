@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baselineFrom, describeUpdate, type Baseline } from '../../src/report/baseline.js';
-import { judge } from '../../src/report/judge.js';
+import { gate } from '../../src/report/gate.js';
 import { ENDPOINT, type Report } from '../../src/report/model.js';
 import { sampleReport } from '../helpers/report.js';
 
@@ -61,7 +61,7 @@ describe('--update-baseline on a narrowed run', () => {
 
   it('leaves the next full run judging every cell against its old expectation, none of them "new"', () => {
     const next = baselineFrom(narrowed(), full);
-    const fullRun = judge(sampleReport(), next, { path: 'b.json', updated: false });
+    const fullRun = gate(sampleReport(), next, { path: 'b.json', updated: false });
     expect(fullRun.results.filter((r) => r.expected === undefined)).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readError } from '../../src/engine/exchange.js';
-import { assembleStream } from '../../src/spec/stream.js';
+import { assembleStream } from '../../src/wire/stream.js';
 import { judgeErrorInBand } from '../../suites/streaming/error-in-band.js';
 import { judgeImage } from '../../suites/support/roles.js';
 import { delta, refused, reply, streamed } from '../helpers/exchanges.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diagnose } from '../../src/engine/diagnose.js';
-import { errorMember, MAX_ERROR_MESSAGE, preview, readError } from '../../src/spec/error.js';
-import { assembleStream } from '../../src/spec/stream.js';
+import { errorMember, MAX_ERROR_MESSAGE, preview, readError } from '../../src/wire/error.js';
+import { assembleStream } from '../../src/wire/stream.js';
 import { judgeErrorInBand } from '../../suites/streaming/error-in-band.js';
 import { answerProblem, namesAny } from '../../src/engine/verdicts.js';
 import { raw, refused, streamed, delta } from '../helpers/exchanges.js';

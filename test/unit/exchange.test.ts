@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KEPT_TEXT_CHARS, StreamSink, toExchange, toStreamExchange } from '../../src/engine/exchange.js';
-import { jsonDepthOver, MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
+import { jsonDepthOver, MAX_JSON_DEPTH } from '../../src/wire/json-depth.js';
 import { answerProblem, ourCut } from '../../src/engine/verdicts.js';
 import type { HttpResponse } from '../../src/http/client.js';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';

@@ -4,7 +4,7 @@ import { hasLimit, ModelCaller, refusesKey, renameLimit } from '../../src/engine
 import type { CallLog } from '../../src/engine/calls.js';
 import type { HttpRequest } from '../../src/http/client.js';
 import { judgeAcceptance } from '../../suites/support/params.js';
-import { jsonOf } from '../../src/spec/completion.js';
+import { jsonOf } from '../../src/wire/completion.js';
 import { errorIn200, raw, refused, reply, timedOut } from '../helpers/exchanges.js';
 
 const ok = reply('OK');

@@ -5,10 +5,10 @@
  * stack overflow, no harness error) with what it returns under the caps it states (STYLE 10). The sizes
  * are those at which an unbounded reader overflows the stack or blows its caps; nothing here times anything.
  *
- * The readers: the error reader (spec/error.ts), the exchange and readChoices (spec/completion.ts),
- * readUsage (spec/usage.ts), the SSE reader (http/sse.ts) and the StreamAssembler (spec/stream.ts) as a
+ * The readers: the error reader (wire/error.ts), the exchange and readChoices (wire/completion.ts),
+ * readUsage (wire/usage.ts), the SSE reader (wire/sse.ts) and the StreamAssembler (wire/stream.ts) as a
  * stream sink feeds them, the model list (engine/discover.ts), the balance meters (billing/meter.ts), the
- * schema check (spec/validate.ts), passthrough's diff (passthrough/diff.ts), and the HAR record and
+ * schema check (wire/validate.ts), passthrough's diff (passthrough/diff.ts), and the HAR record and
  * report text written from server text (report/har.ts, boundary/boundary.ts).
  */
 import { describe, expect, it, vi } from 'vitest';
@@ -22,15 +22,15 @@ import { readModelList, MAX_DECLARED_KEYS } from '../../src/engine/discover.js';
 import { KEPT_TEXT_CHARS, RECORDED_EVENTS, STREAM_RECORD_CHARS, StreamSink, toExchange, type Exchange } from '../../src/engine/exchange.js';
 import { answerProblem } from '../../src/engine/verdicts.js';
 import type { HttpResponse } from '../../src/http/client.js';
-import { MAX_LINE, readSse } from '../../src/http/sse.js';
+import { MAX_LINE, readSse } from '../../src/wire/sse.js';
 import { addedKeys, differences, MAX_ADDED_KEYS, MAX_DIFF_DEPTH, sameJson, show } from '../../src/passthrough/diff.js';
 import { HAR_LIMITS, recordCalls, type HarWriter, type RecordedCall } from '../../src/report/har.js';
-import { jsonOf, MAX_CHOICES, MAX_TOOL_CALLS, readChoices } from '../../src/spec/completion.js';
-import { BODY_SHOWN, MAX_ERROR_MESSAGE, readError } from '../../src/spec/error.js';
-import { MAX_JSON_DEPTH } from '../../src/spec/json-depth.js';
-import { assembleStream, MAX_ID_CHARS, MAX_KEPT_CHUNKS, MAX_TEXT, MAX_TOOL_NAME, type AssembledStream } from '../../src/spec/stream.js';
-import { readUsage } from '../../src/spec/usage.js';
-import { MAX_DEVIATIONS, validateShape } from '../../src/spec/validate.js';
+import { jsonOf, MAX_CHOICES, MAX_TOOL_CALLS, readChoices } from '../../src/wire/completion.js';
+import { BODY_SHOWN, MAX_ERROR_MESSAGE, readError } from '../../src/wire/error.js';
+import { MAX_JSON_DEPTH } from '../../src/wire/json-depth.js';
+import { assembleStream, MAX_ID_CHARS, MAX_KEPT_CHUNKS, MAX_TEXT, MAX_TOOL_NAME, type AssembledStream } from '../../src/wire/stream.js';
+import { readUsage } from '../../src/wire/usage.js';
+import { MAX_DEVIATIONS, validateShape } from '../../src/wire/validate.js';
 import { judgeErrorInBand } from '../../suites/streaming/error-in-band.js';
 import { textToolCall, toolCallsOf } from '../../suites/support/tools.js';
 import { streamed } from '../helpers/exchanges.js';
@@ -75,7 +75,7 @@ function exchangeOf(status: number, body: string, o: { contentType?: string; dee
 /** The size of an output written out: it must be JSON.stringify-able (no depth past V8's) and short. */
 const size = (v: unknown): number => JSON.stringify(v).length;
 
-describe('the error reader (spec/error.ts)', () => {
+describe('the error reader (wire/error.ts)', () => {
   const within = (x: { message: string | undefined }, cap = MAX_ERROR_MESSAGE) => expect(x.message?.length ?? 0).toBeLessThanOrEqual(cap + NOTE);
 
   it('deep: a body nested 100,000 levels is not parsed (our cut), and a value that deep is read to its bound', () => {
@@ -122,7 +122,7 @@ describe('the error reader (spec/error.ts)', () => {
   });
 });
 
-describe('the exchange and readChoices (spec/completion.ts)', () => {
+describe('the exchange and readChoices (wire/completion.ts)', () => {
   it('deep: an answer nested 100,000 levels is not parsed, and no choice is read from it', () => {
     const x = exchangeOf(200, `{"choices":[{"message":{"content":"a","tool_calls":${deep()}}}]}`);
     expect(x.json).toBeUndefined();
@@ -161,7 +161,7 @@ describe('the exchange and readChoices (spec/completion.ts)', () => {
   });
 });
 
-describe('readUsage (spec/usage.ts)', () => {
+describe('readUsage (wire/usage.ts)', () => {
   it('reads three numbers or nothing, whatever surrounds them', () => {
     const deepUsage = exchangeOf(200, `{"usage":${deep()}}`, { deepJson: true });
     expect(readUsage((deepUsage.json as { usage: unknown }).usage)).toBeUndefined();
@@ -216,7 +216,7 @@ function expectBounded(s: AssembledStream): void {
   expect(size({ ...s, choices: [...s.choices.values()] })).toBeLessThan(64 * 1024 * 1024);
 }
 
-describe('the stream: the SSE reader and the StreamAssembler (http/sse.ts, spec/stream.ts)', () => {
+describe('the stream: the SSE reader and the StreamAssembler (wire/sse.ts, wire/stream.ts)', () => {
   const chunk = (delta: string, extra = '') => `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m"${extra},"choices":[{"index":0,"delta":${delta},"finish_reason":null}]}`;
 
   it('deep: an event nested 100,000 levels, or a few thousand inside 16 KB, is not parsed (our cut)', () => {
@@ -336,7 +336,7 @@ describe('the balance meters (billing/meter.ts)', () => {
   });
 });
 
-describe('the schema check (spec/validate.ts)', () => {
+describe('the schema check (wire/validate.ts)', () => {
   const bounded = (ds: ReturnType<typeof validateShape>) => {
     expect(ds.length).toBeLessThanOrEqual(MAX_DEVIATIONS);
     for (const d of ds) expect(d.path.length + d.message.length).toBeLessThanOrEqual(400 + 2 * NOTE);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Boundary } from '../../src/boundary/boundary.js';
-import { judge } from '../../src/report/judge.js';
+import { gate } from '../../src/report/gate.js';
 import { LISTED_LINES, MATRIX_MODELS, PAGE_MODELS } from '../../src/report/bounds.js';
 import type { Report } from '../../src/report/model.js';
 import { harEntry, RECORDED_EVENT_CHARS, type RecordedCall } from '../../src/report/har.js';
@@ -23,7 +23,7 @@ import { tempDir } from '../helpers/tmp.js';
  * a RangeError. Every writer renders such a report, and the human-facing ones show a bounded part of it.
  */
 describe('a report of 2,500 models × 56 probes', () => {
-  const report: Report = judge(wideReport(2500, 56), undefined);
+  const report: Report = gate(wideReport(2500, 56), undefined);
   const plain = painter(false, {});
 
   it('renders on the console at any width: the first models as a matrix, the rest counted', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Boundary } from '../../src/boundary/boundary.js';
-import { judge } from '../../src/report/judge.js';
+import { gate } from '../../src/report/gate.js';
 import { reportJsonSchema, REPORT_SCHEMA_URL } from '../../src/report/schema.js';
 import { renderJson } from '../../src/report/writers/json.js';
 import { ROOT } from '../helpers/cli.js';
@@ -20,7 +20,7 @@ describe('report.json schema', () => {
   });
 
   it('validates a judged report as written, which names it and carries the summary a CI script reads', () => {
-    const written = JSON.parse(renderJson(judge(new Boundary().report(sampleReport()), { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'pass' } } }, { path: 'b.json', updated: false })));
+    const written = JSON.parse(renderJson(gate(new Boundary().report(sampleReport()), { schemaVersion: 1, cells: { 'gpt-4.1|mini': { 'chat.basic': 'pass' } } }, { path: 'b.json', updated: false })));
     expect(written.$schema).toBe(REPORT_SCHEMA_URL);
     expect(written.summary).toEqual({
       outcomes: { passed: 0, failed: 2, skipped: 1, errored: 1 },

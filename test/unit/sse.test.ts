@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readSse } from '../../src/http/sse.js';
-import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_KEPT_CHUNKS } from '../../src/spec/stream.js';
+import { readSse } from '../../src/wire/sse.js';
+import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_KEPT_CHUNKS } from '../../src/wire/stream.js';
 import type { BodyChunk } from '../../src/http/client.js';
 
 const enc = new TextEncoder();

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallLog } from '../../src/engine/calls.js';
 import { DEFAULT_MAX_BODY_BYTES, HttpClient } from '../../src/http/client.js';
 import { STREAM_RECORD_CHARS } from '../../src/engine/exchange.js';
-import { MAX_LINE, readSse } from '../../src/http/sse.js';
-import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_TEXT } from '../../src/spec/stream.js';
+import { MAX_LINE, readSse } from '../../src/wire/sse.js';
+import { assembleStream, MAX_KEPT_CHUNK_CHARS, MAX_TEXT } from '../../src/wire/stream.js';
 
 const chunk = (content: string) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const finish = `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;

@@ -8,7 +8,7 @@ import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
-import { judge } from '../../src/report/judge.js';
+import { gate } from '../../src/report/gate.js';
 import { renderGithubSummary } from '../../src/report/writers/github.js';
 import { sampleReport } from '../helpers/report.js';
 import { ROOT, runCommand } from '../helpers/cli.js';
@@ -230,8 +230,8 @@ describe('console', () => {
 });
 
 describe('a model gone from GET /models that the baseline expects', () => {
-  // Expected with two cells; the run (the sample report) no longer has it: judge() adds it as missing.
-  const report = judge(sampleReport(), { schemaVersion: 1, cells: { 'gone-model': { 'chat.basic': 'pass', 'parameters.max_tokens': 'honoured' } } }, { path: 'b.json', updated: false });
+  // Expected with two cells; the run (the sample report) no longer has it: gate() adds it as missing.
+  const report = gate(sampleReport(), { schemaVersion: 1, cells: { 'gone-model': { 'chat.basic': 'pass', 'parameters.max_tokens': 'honoured' } } }, { path: 'b.json', updated: false });
   const linesWith = (text: string) => text.split('\n').filter((l) => l.includes('gone-model'));
 
   it('is one line in the matrix (no column of "not listed" cells), and the extent counts the models the run planned', () => {

@@ -6,20 +6,20 @@ import { outcomeOf } from './outcome.js';
 import { exitCodeOf, summarise } from './summary.js';
 
 /**
- * Observe, then judge. The engine records verdicts; what they mean for a gate (expected, regression,
+ * Observe, judge, then gate. The probes give verdicts; what they mean for a gate (expected, regression,
  * improvement, new, missing) is this pure function of the report and a baseline, used by the audit, by
- * `merge` and by anything that judges a stored report again. Judging twice gives the same report.
+ * `merge` and by anything that gates a stored report again. Gating twice gives the same report.
  */
-export function judge(report: Report, baseline: Baseline | undefined, about?: { path: string; updated: boolean }): Report {
+export function gate(report: Report, baseline: Baseline | undefined, about?: { path: string; updated: boolean }): Report {
   const { baseline: _previous, ...rest } = report;
-  const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: judgeRow(m.id, m.notRun, baseline) } : m));
+  const models = report.models.filter((m) => m.notRun?.comparison !== 'missing').map((m) => (m.notRun ? { ...m, notRun: gateRow(m.id, m.notRun, baseline) } : m));
   // A loop, not push(...spread): a baseline may name as many models as a server once listed (the stack
   // holds a spread's arguments).
   if (baseline && (!report.shard || report.shard.index === 1)) for (const m of missingModels(report, baseline)) models.push(m);
   const { summary: _summary, ...observed } = rest;
   // A run that did not finish never rewrites the baseline (the CLI keeps the file as it was): its report says so.
   const said = about && about.updated && (report.interrupted || report.maxDurationReached) ? { ...about, updated: false } : about;
-  const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => judgeCell(r, baseline)) };
+  const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => gateCell(r, baseline)) };
   const s = summarise(judged);
   judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, notRun: s.notRun, exitCode: exitCodeOf(judged, s) };
   return judged;
@@ -29,13 +29,13 @@ export function judge(report: Report, baseline: Baseline | undefined, about?: { 
  * One result as the run hands it on, judged against the baseline as the report will judge it: a cell, or a
  * not-probed row as one result (`EVERY_PROBE`). What progress lines count, so they agree with the summary.
  */
-export function judgeResult(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
-  if (r.probe !== EVERY_PROBE) return judgeCell(r, baseline);
-  const row = judgeRow(r.model, r, baseline);
+export function gateResult(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
+  if (r.probe !== EVERY_PROBE) return gateCell(r, baseline);
+  const row = gateRow(r.model, r, baseline);
   return row.comparison ? { ...r, outcome: row.outcome, comparison: row.comparison } : { ...r, outcome: row.outcome };
 }
 
-function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
+function gateCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult {
   const { expected: _e, comparison: _c, ...cell } = r;
   const expected = expectedVerdicts(baseline, r.model, r.probe);
   const { outcome, comparison } = outcomeOf(r.verdict, r.cause, baseline ? { cell: expected } : undefined);
@@ -46,7 +46,7 @@ function judgeCell(r: ProbeResult, baseline: Baseline | undefined): ProbeResult 
 }
 
 /** A not-probed row against the baseline's cells for the model as a whole. */
-function judgeRow(model: string, row: RowResult, baseline: Baseline | undefined): RowResult {
+function gateRow(model: string, row: RowResult, baseline: Baseline | undefined): RowResult {
   const { comparison: _c, ...rest } = row;
   const cells = baseline?.cells[model];
   const expected = cells ? Object.values(cells).map((e) => (Array.isArray(e) ? e : [e])) : undefined;

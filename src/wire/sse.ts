@@ -1,5 +1,5 @@
 import { StringDecoder } from 'node:string_decoder';
-import type { BodyChunk } from './client.js';
+import type { BodyChunk } from '../http/client.js';
 
 /**
  * A server-sent-events reader that tolerates what real servers send and records every tolerance as a

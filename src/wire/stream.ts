@@ -1,4 +1,4 @@
-import { MAX_LINE, type SseEvent } from '../http/sse.js';
+import { MAX_LINE, type SseEvent } from '../wire/sse.js';
 import { errorMember, type ErrorRead } from './error.js';
 import { MAX_JSON_DEPTH, tooDeep } from './json-depth.js';
 import { isObject } from './json.js';
@@ -20,7 +20,7 @@ export interface AssembledStream {
   afterDone: number;
   /** How many of `chunks` came before `[DONE]` (all of them when there was none). */
   chunksBeforeDone: number;
-  /** Chunks carrying an `error` member (not null): an error reported in-band after a 200, as read (spec/error.ts). */
+  /** Chunks carrying an `error` member (not null): an error reported in-band after a 200, as read (wire/error.ts). */
   errors: ErrorRead[];
   /** Distinct chunk ids, the first few; `idCount` counts them all (up to MAX_COUNTED_IDS). */
   ids: string[];

@@ -19,7 +19,7 @@ export const MAX_TOOL_CALLS = 64;
 /**
  * The parts of a non-stream completion a probe reads, tolerant of any shape (schema checks are separate).
  * Bounded whatever the body holds: the first MAX_CHOICES choices, MAX_TOOL_CALLS calls, MAX_TEXT
- * characters of content and of reasoning, as a stream is read (spec/stream.ts).
+ * characters of content and of reasoning, as a stream is read (wire/stream.ts).
  */
 export function readChoices(json: unknown): readonly ChoiceView[] {
   if (!isObject(json) || !Array.isArray(json.choices)) return [];
