@@ -19,7 +19,7 @@ import { runAudit } from '../src/engine/run.js';
 import { Profile } from '../src/reference/profile.js';
 import { loadProfile } from '../src/reference/profiles.js';
 import { startReferenceServer } from '../src/reference/server.js';
-import type { CallRecord } from '../src/report/model.js';
+import type { CallRecord } from '../src/results/model.js';
 import { PROBES } from '../suites/index.js';
 
 interface Row {

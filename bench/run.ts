@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSse } from '../src/wire/sse.js';
-import type { Report } from '../src/report/model.js';
+import type { Report } from '../src/results/model.js';
 import { renderJunit } from '../src/report/writers/junit.js';
 import { Boundary } from '../src/boundary/boundary.js';
 import { renderMatrix } from '../src/report/writers/markdown.js';

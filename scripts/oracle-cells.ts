@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadProfile, PROFILE_NAMES } from '../src/reference/profiles.js';
 import { Profile } from '../src/reference/profile.js';
-import { ENDPOINT } from '../src/report/model.js';
+import { ENDPOINT } from '../src/results/model.js';
 import { declared, endpointProbes, ENDPOINT_RULES, modelProbesOf, ruleVerdict } from '../test/oracle/expectations.js';
 
 const DIR = 'fixtures/profiles';

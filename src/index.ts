@@ -4,7 +4,7 @@ export { defineProbe, type ProbeDefinition, type ProbeContext, type ProbeVerdict
 export type { Exchange, StreamExchange } from './engine/exchange.js';
 export { resolveOptions, AuditFlags, type ResolvedOptions } from './config/options.js';
 export { CannotTestError } from './errors.js';
-export { Report, ProbeResult, CallRecord, type Verdict, type Cause, type Outcome } from './report/model.js';
+export { Report, ProbeResult, CallRecord, type Verdict, type Cause, type Outcome } from './results/model.js';
 export { writeReports } from './report/write.js';
 export { renderMatrix } from './report/writers/markdown.js';
 export { renderJunit } from './report/writers/junit.js';

@@ -1,6 +1,6 @@
 import type { Exchange } from '../engine/exchange.js';
 import type { Meter } from './meter.js';
-import type { ModelBilling } from '../report/model.js';
+import type { ModelBilling } from '../results/model.js';
 
 /** The shared exchange of the billing probes: the known set of calls of one model, with the balance read around each. */
 export const METERED_KEY = 'billing.set';

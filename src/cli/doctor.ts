@@ -3,12 +3,12 @@ import { resolveOptions, secretsOf } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
 import { runAudit } from '../engine/run.js';
 import { oneLine } from '../boundary/text.js';
-import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../report/causes.js';
-import type { ModelEntry } from '../report/model.js';
+import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../results/causes.js';
+import type { ModelEntry } from '../results/model.js';
 import { EXIT } from './exit.js';
 import { err, guardSecrets, out } from './output.js';
 
-/** The words of each check a model passes, in order; which cause fails which is report/causes.ts's. */
+/** The words of each check a model passes, in order; which cause fails which is results/causes.ts's. */
 const CHECK_NAMES: Record<CheckId, string> = {
   listed: 'listed by GET /models',
   token: 'token accepted',

@@ -5,8 +5,8 @@ import { LATE_TICK_MS, RECORD_FILE, RECORDED_STREAM_BYTES } from '../record/form
 import { readRecording, replayOptions, replayRun, type ReplayGaps, type RunRecording } from '../record/replay.js';
 import { diffJudgements } from '../report/judgement-diff.js';
 import { readReport } from '../report/read.js';
-import { EVERY_PROBE } from '../report/view.js';
-import type { Report } from '../report/model.js';
+import { EVERY_PROBE } from '../results/view.js';
+import type { Report } from '../results/model.js';
 import { auditWith } from './audit.js';
 import { EXIT } from './exit.js';
 import { cannotTest, displayPath, err } from './output.js';

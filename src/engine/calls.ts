@@ -1,13 +1,13 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stopFailure, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
-import type { CallRecord } from '../report/model.js';
+import type { CallRecord } from '../results/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../wire/completion.js';
 import { clip } from '../boundary/text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
-import { capBody, type RecordedCall } from '../report/har.js';
+import { capBody, type RecordedCall } from './recorded-call.js';
 import { Slots, type HeldSlot } from './slots.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */

@@ -1,9 +1,9 @@
-import type { Cause } from '../report/model.js';
+import type { Cause } from '../results/model.js';
 import type { TransportFailure } from '../http/client.js';
 
 /**
  * One module turns statuses, bodies and transport failures into causes (what each cause then means is
- * report/causes.ts). Probes and reporters never match error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
+ * results/causes.ts). Probes and reporters never match error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
  * (Chinese messages included), OpenRouter-style 402.
  */
 export interface Diagnosable {

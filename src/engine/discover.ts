@@ -1,4 +1,4 @@
-import { CAUSES } from '../report/causes.js';
+import { CAUSES } from '../results/causes.js';
 import type { TransportFailure } from '../http/client.js';
 import { CannotTestError } from '../errors.js';
 import type { Exchange } from './exchange.js';

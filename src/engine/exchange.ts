@@ -7,7 +7,7 @@ import { isObject } from '../wire/json.js';
 import { readUsage, type Usage } from '../wire/usage.js';
 import { readError, type ErrorShape } from '../wire/error.js';
 import { choicesCut, MAX_CHOICES, MAX_TOOL_CALLS } from '../wire/completion.js';
-import type { Cause } from '../report/model.js';
+import type { Cause } from '../results/model.js';
 import { diagnose } from './diagnose.js';
 
 // The one error reader lives with the other readers of server data (wire/error.ts); named here too for

@@ -1,5 +1,5 @@
 import type { ProbeDefinition } from './probe.js';
-import { ENDPOINT } from '../report/model.js';
+import { ENDPOINT } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
 import { isGlob, matchAny } from '../glob.js';
 import type { ListedModel } from './discover.js';

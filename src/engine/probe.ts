@@ -1,5 +1,5 @@
 import type { HttpRequest } from '../http/client.js';
-import type { Cause, Finding, ProbeKind, Verdict } from '../report/model.js';
+import type { Cause, Finding, ProbeKind, Verdict } from '../results/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import type { Meter } from '../billing/meter.js';
 import type { HeldSlot } from './slots.js';

@@ -3,7 +3,7 @@ import type { ChatBody, ProbeVerdict } from './probe.js';
 import { answerProblem, LIMIT_KEYS } from './verdicts.js';
 import { readChoices } from '../wire/completion.js';
 import { readReasoning, type ReasoningPlace } from '../wire/reasoning.js';
-import type { Finding } from '../report/model.js';
+import type { Finding } from '../results/model.js';
 
 /**
  * Room for a reasoning model's reasoning in the output limits chatprobe sends. Reasoning counts against

@@ -1,12 +1,12 @@
 import { HttpClient, MODEL_LIST_MAX_BYTES, type HttpRequest } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
-import { startRun } from '../report/head.js';
-import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../report/model.js';
-import { outcomeOf } from '../report/outcome.js';
-import { EVERY_PROBE, rowAsResult } from '../report/view.js';
+import { startRun } from '../results/head.js';
+import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../results/model.js';
+import { outcomeOf } from '../results/outcome.js';
+import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 import { clip } from '../boundary/text.js';
 import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
-import { CAUSES } from '../report/causes.js';
+import { CAUSES } from '../results/causes.js';
 import { readModelList } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
@@ -14,12 +14,12 @@ import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeC
 import { answerProblem, describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../wire/completion.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
-import { compareDeclared } from '../report/declared.js';
+import { compareDeclared } from '../results/declared.js';
 import { findMeter, type MeterSearch } from '../billing/find.js';
 import type { Meter } from '../billing/meter.js';
 import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
 import { CannotTestError } from '../errors.js';
-import type { RecordedCall } from '../report/har.js';
+import type { RecordedCall } from './recorded-call.js';
 import { ReadyQueue } from './queue.js';
 import { describeRoom, noteRoom, ROOM_CAP } from './room.js';
 import { LoopLag, type LagSource } from './lag.js';
@@ -444,7 +444,7 @@ export async function runAudit(
           else if (errorIn2xx(smoke.json)) state.entry.smoke.message = clip(answerProblem(smoke) ?? describeFailure(smoke), MAX_MESSAGE);
           // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
           const cut = stopped() !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
-          // A cause that stops the row: nothing further is spent on that model (report/causes.ts).
+          // A cause that stops the row: nothing further is spent on that model (results/causes.ts).
           if (!cut && smoke.cause && CAUSES[smoke.cause].stopsRow) {
             state.entry.cause = smoke.cause;
             state.entry.advice = CAUSES[smoke.cause].advice;
@@ -539,7 +539,7 @@ export async function runAudit(
       billing: billingNote(billing),
       models,
       probes: plan.probes.map(probeInfo),
-      // Declared against observed: a /models entry's claims beside the verdicts (report/declared.ts).
+      // Declared against observed: a /models entry's claims beside the verdicts (results/declared.ts).
       results: compareDeclared(models, results),
       calls: log.trace.length,
     };

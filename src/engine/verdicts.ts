@@ -1,7 +1,7 @@
-import { CAUSES } from '../report/causes.js';
+import { CAUSES } from '../results/causes.js';
 import type { Exchange } from './exchange.js';
 import type { ProbeVerdict } from './probe.js';
-import type { Cause, Finding } from '../report/model.js';
+import type { Cause, Finding } from '../results/model.js';
 import { errorIn2xx, readChoices } from '../wire/completion.js';
 import { errorMember, quotedMessage, readError } from '../wire/error.js';
 

@@ -1,7 +1,7 @@
 import { type Exchange, STREAM_RECORD_CHARS, type StreamExchange } from '../engine/exchange.js';
 import type { ProbeVerdict } from '../engine/probe.js';
 import { conformance, describeFailure, fail, inconclusive, note, ourCut, warn } from '../engine/verdicts.js';
-import type { Finding } from '../report/model.js';
+import type { Finding } from '../results/model.js';
 import { tooDeep } from '../wire/json-depth.js';
 import { isObject } from '../wire/json.js';
 import { addedKeys, at, differences, fateOf, type Json, keyOrder, type Path, pathText, sameJson, show } from './diff.js';

@@ -7,7 +7,7 @@ import { waitKey, wasSent, type CallClock, type CallTag } from '../engine/calls.
 import type { LagSource, LoopLag } from '../engine/lag.js';
 import type { BodyChunk, BodySink, HttpRequest, HttpResponse } from '../http/client.js';
 import { decodeResponse } from '../http/encoding.js';
-import type { ReportHead } from '../report/head.js';
+import type { ReportHead } from '../results/head.js';
 import { VERSION } from '../version.js';
 import { encodeBody } from './body.js';
 import { Concealer } from './conceal.js';

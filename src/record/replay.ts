@@ -9,7 +9,7 @@ import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSe
 import type { ProbeDefinition } from '../engine/probe.js';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { describeTransportFailure, ReaderFailed } from '../http/failure.js';
-import type { Report } from '../report/model.js';
+import type { Report } from '../results/model.js';
 import { decodeBody } from './body.js';
 import {
   payloadOf,

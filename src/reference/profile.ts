@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Verdict } from '../report/model.js';
+import { Verdict } from '../results/model.js';
 import { VERSION } from '../version.js';
 
 /**

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { notJson, schemaProblem, unreadable } from '../words.js';
 import { oneLine } from '../boundary/text.js';
-import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from './model.js';
+import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from '../results/model.js';
 
 /** The verdicts a probe of each kind gives. */
 const VERDICTS_OF: Record<ProbeKind, readonly Verdict[]> = {

@@ -1,6 +1,6 @@
-import { ENDPOINT, type Report, type Verdict } from './model.js';
-import { RANK } from './outcome.js';
-import { EVERY_PROBE, viewOf } from './view.js';
+import { ENDPOINT, type Report, type Verdict } from '../results/model.js';
+import { RANK } from '../results/outcome.js';
+import { EVERY_PROBE, viewOf } from '../results/view.js';
 import { matchAny } from '../glob.js';
 
 /** How a cell changed from report A to report B. */

@@ -1,8 +1,8 @@
 import { expectedVerdicts, type Baseline } from './baseline.js';
 import { matchAny } from '../glob.js';
-import { EVERY_PROBE } from './view.js';
-import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from './model.js';
-import { outcomeOf } from './outcome.js';
+import { EVERY_PROBE } from '../results/view.js';
+import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from '../results/model.js';
+import { outcomeOf } from '../results/outcome.js';
 import { exitCodeOf, summarise } from './summary.js';
 
 /**

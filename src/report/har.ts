@@ -1,7 +1,7 @@
 import { closeSync, createReadStream, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Boundary } from '../boundary/boundary.js';
-import type { HttpRequest } from '../http/client.js';
+import type { RecordedCall } from '../engine/recorded-call.js';
 import { redactStreamPieces } from '../boundary/stream-pieces.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 
@@ -12,30 +12,9 @@ import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
  * and model, and for a stream its events with their arrival times (`_events`). Bodies are capped per call
  * (the cap is said in the entry); the key is never in it: the Authorization header is recorded by name.
  */
-export interface RecordedCall {
-  callId: string;
-  /** ISO time the request was sent. */
-  at: string;
-  probe: string;
-  model: string | undefined;
-  method: HttpRequest['method'];
-  url: string;
-  /** Request header names and values, the Authorization value left out. */
-  requestHeaders: Record<string, string>;
-  requestBody: string | undefined;
-  status: number | undefined;
-  responseHeaders: Record<string, string>;
-  /** The response body as recorded (a stream's text), up to RECORDED_BODY_CHARS. */
-  responseText: string;
-  bytes: number;
-  durationMs: number;
-  ttftMs: number | undefined;
-  events: { at: number; data: string }[] | undefined;
-  /** What the record leaves out, as our cuts. */
-  cuts: string[];
-  /** Why no complete answer came (a timeout, a reset). */
-  error: string | undefined;
-}
+
+/** The file, beside the other reports. */
+export { capBody, RECORDED_BODY_CHARS, type RecordedCall } from '../engine/recorded-call.js';
 
 /** The file, beside the other reports. */
 export const HAR_FILE = 'exchanges.har';
@@ -69,14 +48,6 @@ function joinedRedacted(call: RecordedCall, boundary: Boundary): RecordedCall {
 /** Characters of entries HarWriter holds before it writes them (bounded, whatever the run's length). */
 const HAR_WRITE_CHARS = 256 * 1024;
 
-/** Characters of a request or response body a recorded exchange keeps. */
-export const RECORDED_BODY_CHARS = 64 * 1024;
-
-export function capBody(text: string, what: string, cuts: string[]): string {
-  if (text.length <= RECORDED_BODY_CHARS) return text;
-  cuts.push(`the ${what} is recorded up to ${RECORDED_BODY_CHARS} of its ${text.length} characters`);
-  return text.slice(0, RECORDED_BODY_CHARS);
-}
 
 /**
  * Characters of stream events an entry keeps: with the two bodies, an entry stays under ~400 KB, so a

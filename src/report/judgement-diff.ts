@@ -1,11 +1,11 @@
-import type { ModelEntry, ProbeResult, Report, RowResult } from './model.js';
-import { EVERY_PROBE } from './view.js';
+import type { ModelEntry, ProbeResult, Report, RowResult } from '../results/model.js';
+import { EVERY_PROBE } from '../results/view.js';
 
 /**
  * The fields of a cell that its judgement made: what `chatprobe judge` must reproduce from a run's record.
  * Not compared: `durationMs` (how long the probe took on this machine, a replay's is its own), and the
  * gate's fields, `outcome`, `comparison` and `expected`, which weigh the judgement against a baseline
- * (report/outcome.ts) and change with the baseline given, not with the judgement.
+ * (results/outcome.ts) and change with the baseline given, not with the judgement.
  */
 export const JUDGED_FIELDS = ['kind', 'verdict', 'observed', 'findings', 'cause', 'status', 'message', 'evidence', 'notRun'] as const;
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CannotTestError } from '../errors.js';
-import { CallRecord, Report, type ProbeInfo, type ProbeResult } from './model.js';
+import { CallRecord, Report, type ProbeInfo, type ProbeResult } from '../results/model.js';
 import { schemaProblem, unreadable } from '../words.js';
 import { readReport } from './read.js';
 

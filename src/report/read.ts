@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CannotTestError } from '../errors.js';
-import { Report } from './model.js';
+import { Report } from '../results/model.js';
 import { notJson, schemaProblem, unreadable } from '../words.js';
 
 /** The report.json a path names: the file, or the folder holding it. */

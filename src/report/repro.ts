@@ -1,8 +1,8 @@
 import { oneLine } from '../boundary/text.js';
 import { REDACTED } from '../boundary/secrets.js';
-import type { ProbeResult, Report } from './model.js';
+import type { ProbeResult, Report } from '../results/model.js';
 import { cellText } from './style.js';
-import { EVERY_PROBE, rowAsResult } from './view.js';
+import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 
 /** What repro reads of an exchanges.har entry. */
 export interface HarRequestView {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { VERSION } from '../version.js';
-import { Report } from './model.js';
+import { Report } from '../results/model.js';
 
 /** Where report.json's schema is published with the package (it ships schema/report.schema.json). */
 export const REPORT_SCHEMA_URL = `https://unpkg.com/chatprobe@${VERSION}/schema/report.schema.json`;

@@ -1,4 +1,4 @@
-import type { Verdict } from './model.js';
+import type { Verdict } from '../results/model.js';
 
 /** How each verdict is shown, in one place for every human-facing writer. */
 export const VERDICT_MARK: Record<Verdict, string> = {

@@ -1,6 +1,6 @@
-import { CAUSES } from './causes.js';
-import type { Comparison, Outcome, ProbeResult, Report, Verdict } from './model.js';
-import { gateResults } from './view.js';
+import { CAUSES } from '../results/causes.js';
+import type { Comparison, Outcome, ProbeResult, Report, Verdict } from '../results/model.js';
+import { gateResults } from '../results/view.js';
 
 export interface Summary {
   outcomes: Record<Outcome, number>;

@@ -1,4 +1,4 @@
-import type { ProbeResult, Report } from './model.js';
+import type { ProbeResult, Report } from '../results/model.js';
 import { reportJsonSchema } from './schema.js';
 import { renderJson } from './writers/json.js';
 import { renderJunit } from './writers/junit.js';

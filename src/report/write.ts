@@ -5,7 +5,7 @@ import { unwritable } from '../words.js';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Boundary } from '../boundary/boundary.js';
-import type { CallRecord, Report } from './model.js';
+import type { CallRecord, Report } from '../results/model.js';
 import { jsonPieces } from './writers/json.js';
 import { junitPieces } from './writers/junit.js';
 import { writeHtml } from './writers/html.js';

@@ -1,7 +1,7 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 
 export default defineProbe({
   id: 'chat.basic',

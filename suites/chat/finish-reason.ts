@@ -2,7 +2,7 @@ import { defineProbe, SMOKE_PROMPT, SMOKE_RETRY_LIMIT } from '../../src/engine/p
 import { conformance, fail, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { STANDARD_FINISH_REASONS } from '../../src/wire/usage.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 
 export default defineProbe({
   id: 'chat.finish_reason',

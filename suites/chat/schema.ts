@@ -2,7 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/wire/json.js';
 import { formatDeviation, validateShape } from '../../src/wire/validate.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 
 const KNOWN = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'service_tier']);
 

@@ -1,7 +1,7 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { usageProblems } from '../../src/wire/usage.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { LIMITS, user } from '../support/prompts.js';
 
 // 40 copies of a common English word: about 40 tokens in every tokenizer we know (1 to 2 each), so the

@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, errored, fail, namesAny, note, warn } from '../../src/engine/verdicts.js';
-import { outsideTheRequest } from '../../src/report/causes.js';
-import type { Finding } from '../../src/report/model.js';
+import { outsideTheRequest } from '../../src/results/causes.js';
+import type { Finding } from '../../src/results/model.js';
 import { readChoices, errorIn2xx } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
 import { readUsage } from '../../src/wire/usage.js';

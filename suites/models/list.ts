@@ -2,7 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, note, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/wire/json.js';
 import { formatDeviation, validateShape } from '../../src/wire/validate.js';
-import { ENDPOINT, type Finding } from '../../src/report/model.js';
+import { ENDPOINT, type Finding } from '../../src/results/model.js';
 
 const STANDARD = new Set(['id', 'object', 'created', 'owned_by']);
 

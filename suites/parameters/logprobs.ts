@@ -3,7 +3,7 @@ import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/p
 import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { contentOf } from '../support/params.js';
 import { LIMITS, user } from '../support/prompts.js';
 

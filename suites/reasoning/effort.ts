@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, inconclusive, note, refusal, warn } from '../../src/engine/verdicts.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { user } from '../support/prompts.js';
 import { notReasoning, REASONING_LIMIT, reasoningOf, THINKING_PROMPT } from '../support/reasoning.js';
 

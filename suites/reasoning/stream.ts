@@ -1,7 +1,7 @@
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, inconclusive, note, warn } from '../../src/engine/verdicts.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { describePlace, notReasoning, reasoningOf, streamReasoningOf } from '../support/reasoning.js';
 import { PLAIN_STREAM } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';

@@ -2,7 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, fail, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/wire/json.js';
 import { STANDARD_FINISH_REASONS } from '../../src/wire/usage.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { PLAIN_STREAM, plainStream } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';
 

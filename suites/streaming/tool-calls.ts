@@ -1,7 +1,7 @@
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import type { StreamedToolCall } from '../../src/wire/stream.js';
 import { LIMITS, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from '../support/prompts.js';
 import { unusableStream } from '../support/streams.js';

@@ -2,7 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { conformance, conformanceFailure, fail, note, warn } from '../../src/engine/verdicts.js';
 import { isObject } from '../../src/wire/json.js';
 import { usageProblems } from '../../src/wire/usage.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { GREEDY_COUNT } from '../support/length.js';
 import { USAGE_STREAM, usageStream, usageTwin } from '../support/shared.js';
 import { unusableStream } from '../support/streams.js';

@@ -1,7 +1,7 @@
 import type { HttpRequest } from '../../src/http/client.js';
 import { SMOKE_PROMPT, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { LIMITS, user } from './prompts.js';
 
 /**

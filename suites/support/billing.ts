@@ -1,7 +1,7 @@
 import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import type { Meter } from '../../src/billing/meter.js';
 import { countingPrompt } from './prompts.js';

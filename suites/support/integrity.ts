@@ -5,7 +5,7 @@ import { readChoices } from '../../src/wire/completion.js';
 import { readReasoning } from '../../src/wire/reasoning.js';
 import { type AssembledStream } from '../../src/wire/stream.js';
 import { isObject } from '../../src/wire/json.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { unusableStream } from './streams.js';
 
 /**

@@ -3,7 +3,7 @@ import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } fro
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { COUNT_TO, countingPrompt, LIMITS, user } from './prompts.js';
 
 /** The limit parameters.max_tokens and max_completion_tokens send: far below the counting answer. */

@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import type { ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
-import { outsideTheRequest, type RefusedRequest } from '../../src/report/causes.js';
-import type { Finding } from '../../src/report/model.js';
+import { outsideTheRequest, type RefusedRequest } from '../../src/results/causes.js';
+import type { Finding } from '../../src/results/model.js';
 import { errorIn2xx } from '../../src/wire/completion.js';
 
 /**
@@ -10,7 +10,7 @@ import { errorIn2xx } from '../../src/wire/completion.js';
  * `{error:{message,…}}` envelope passes; another JSON shape warns; HTML, plain text, a 5xx (SDKs retry it)
  * or a 2xx fail; a 4xx whose body chatprobe did not read whole is inconclusive. The error shape found is
  * recorded either way. An answer whose cause says nothing about the request (a rate limit, quota, the token
- * or its group refusing the model its smoke call reached, no answer: report/causes.ts) is an error with
+ * or its group refusing the model its smoke call reached, no answer: results/causes.ts) is an error with
  * that cause.
  */
 export function judgeRefusal(x: Exchange, what: string, on2xx?: (x: Exchange) => string, request: RefusedRequest = {}): ProbeVerdict {

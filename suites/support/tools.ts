@@ -4,7 +4,7 @@ import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '.
 import { jsonOf, readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
 import { lazyValidator } from '../../src/wire/validate.js';
-import type { Finding } from '../../src/report/model.js';
+import type { Finding } from '../../src/results/model.js';
 import { contentOf } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
 import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';

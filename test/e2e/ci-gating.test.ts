@@ -4,7 +4,7 @@ import { parseJunit } from '../helpers/junit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { CallRecord, Report } from '../../src/report/model.js';
+import { CallRecord, Report } from '../../src/results/model.js';
 import { interruptCli, runCli } from '../helpers/cli.js';
 import { blockedMerge } from '../helpers/blocked-merge.js';
 import { stubServer } from '../helpers/stub-server.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import { CallRecord, Report } from '../../src/report/model.js';
+import { CallRecord, Report } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { cliCommand, ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

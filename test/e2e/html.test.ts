@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import type { Report } from '../../src/report/model.js';
+import type { Report } from '../../src/results/model.js';
 import { harEntry, HarWriter, type RecordedCall } from '../../src/report/har.js';
 import { writeHtml } from '../../src/report/writers/html.js';
 import { launchBrowser, NO_BROWSER, openFile } from '../helpers/browser.js';

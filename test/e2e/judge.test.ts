@@ -4,7 +4,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import type { Report } from '../../src/report/model.js';
+import type { Report } from '../../src/results/model.js';
 import { runCli, signalCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { tempDir } from '../helpers/tmp.js';

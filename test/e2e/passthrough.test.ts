@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream, type Upstream } from '../../src/passthrough/upstream.js';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer } from '../../src/reference/server.js';
-import type { ProbeResult, Report } from '../../src/report/model.js';
+import type { ProbeResult, Report } from '../../src/results/model.js';
 import { cliCommand, interruptCli, runCli } from '../helpers/cli.js';
 import { holdingServer } from '../helpers/holding.js';
 import { startPortkey, type Gateway } from '../helpers/portkey.js';

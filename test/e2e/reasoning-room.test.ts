@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOM_CAP, ROOM_FACTOR, ROOM_SLACK } from '../../src/engine/room.js';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import type { Report } from '../../src/report/model.js';
+import type { Report } from '../../src/results/model.js';
 import { LIMITS } from '../../suites/support/prompts.js';
 import { runCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProfile } from '../../src/reference/profiles.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
-import type { ProbeResult, Report } from '../../src/report/model.js';
+import type { ProbeResult, Report } from '../../src/results/model.js';
 import { curlOf, renderRepro, shellQuote } from '../../src/report/repro.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ROOT } from './cli.js';
-import { Report } from '../../src/report/model.js';
+import { Report } from '../../src/results/model.js';
 
 const schema = JSON.parse(readFileSync(`${ROOT}schema/report.schema.json`, 'utf8')) as Record<string, unknown>;
 const validate = new Ajv2020({ allErrors: false, strict: false }).compile(schema);

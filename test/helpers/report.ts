@@ -1,5 +1,5 @@
-import type { ProbeResult, Report } from '../../src/report/model.js';
-import { outcomeOf } from '../../src/report/outcome.js';
+import type { ProbeResult, Report } from '../../src/results/model.js';
+import { outcomeOf } from '../../src/results/outcome.js';
 
 /** A small hand-made report with the awkward values real servers produce (pipes, markup, CDATA ends). */
 export function sampleReport(): Report {

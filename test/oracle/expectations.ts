@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/client.js';
 import type { Behaviour, Profile, ProfileModel, Quirks, ServerSettings, StreamQuirks } from '../../src/reference/profile.js';
 import type { RoleKey } from '../../src/reference/roles.js';
-import type { Verdict } from '../../src/report/model.js';
+import type { Verdict } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { LIMITS } from '../../suites/support/prompts.js';
 

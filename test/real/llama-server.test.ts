@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENDPOINT, Report, type ProbeResult } from '../../src/report/model.js';
+import { ENDPOINT, Report, type ProbeResult } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';

@@ -9,7 +9,7 @@
  * The models write gibberish: every instruction-following probe must be inconclusive on them, never
  * ignored; every mechanical effect must be decisive.
  */
-import type { Verdict } from '../../src/report/model.js';
+import type { Verdict } from '../../src/results/model.js';
 import type { Facts } from './facts.js';
 import type { StreamFacts } from './stream.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { baselineFrom, describeUpdate, type Baseline } from '../../src/report/baseline.js';
 import { gate } from '../../src/report/gate.js';
-import { ENDPOINT, type Report } from '../../src/report/model.js';
+import { ENDPOINT, type Report } from '../../src/results/model.js';
 import { sampleReport } from '../helpers/report.js';
 
 /** A full baseline: the endpoint, three models, two probes each. */

@@ -4,7 +4,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { Boundary, DECLARED_LIMITS, REPORT_LIMITS } from '../../src/boundary/boundary.js';
 import { recordCalls, type HarWriter } from '../../src/report/har.js';
-import { ENDPOINT, type Report } from '../../src/report/model.js';
+import { ENDPOINT, type Report } from '../../src/results/model.js';
 import { parseJunit } from '../helpers/junit.js';
 import { createRedactor, FRAGMENT_LENGTH, REDACTED } from '../../src/boundary/secrets.js';
 import { clip, oneLine, showControls } from '../../src/boundary/text.js';

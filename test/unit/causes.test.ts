@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { doctorChecks } from '../../src/cli/doctor.js';
-import { CAUSES, DOCTOR_CHECKS, outsideTheRequest, type CauseInfo } from '../../src/report/causes.js';
-import { Cause, type ModelEntry } from '../../src/report/model.js';
-import { outcomeOf } from '../../src/report/outcome.js';
+import { CAUSES, DOCTOR_CHECKS, outsideTheRequest, type CauseInfo } from '../../src/results/causes.js';
+import { Cause, type ModelEntry } from '../../src/results/model.js';
+import { outcomeOf } from '../../src/results/outcome.js';
 import { summarise } from '../../src/report/summary.js';
 import { sampleReport } from '../helpers/report.js';
 

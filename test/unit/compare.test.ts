@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareReports } from '../../src/report/compare.js';
-import type { ProbeResult, Report } from '../../src/report/model.js';
+import type { ProbeResult, Report } from '../../src/results/model.js';
 import { sampleReport, wideReport } from '../helpers/report.js';
 
 /** The sample report with some cells' verdicts replaced. */

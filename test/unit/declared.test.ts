@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareDeclared, declarationsOf, declaredFinding } from '../../src/report/declared.js';
+import { compareDeclared, declarationsOf, declaredFinding } from '../../src/results/declared.js';
 import { renderMatrix } from '../../src/report/writers/markdown.js';
 import { sampleReport } from '../helpers/report.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { doctorLines } from '../../src/cli/doctor.js';
-import type { ModelEntry } from '../../src/report/model.js';
+import type { ModelEntry } from '../../src/results/model.js';
 
 const model = (m: Partial<ModelEntry>): ModelEntry => ({ id: 'm1', listed: true, ...m });
 

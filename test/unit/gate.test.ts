@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Baseline } from '../../src/report/baseline.js';
 import { gate, gateResult } from '../../src/report/gate.js';
-import { EVERY_PROBE, rowAsResult } from '../../src/report/view.js';
+import { EVERY_PROBE, rowAsResult } from '../../src/results/view.js';
 import { sampleReport } from '../helpers/report.js';
 
 const about = { path: 'b.json', updated: false };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_BODY_BYTES } from '../../src/http/client.js';
 import { Profile } from '../../src/reference/profile.js';
 import { loadProfile, PROFILE_NAMES } from '../../src/reference/profiles.js';
-import { ENDPOINT, type Verdict } from '../../src/report/model.js';
+import { ENDPOINT, type Verdict } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { declared, ENDPOINT_RULES, expectations, MODEL_RULES, ruleVerdict, Undecided } from '../oracle/expectations.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeOf } from '../../src/report/outcome.js';
+import { outcomeOf } from '../../src/results/outcome.js';
 
 describe('outcomeOf', () => {
   it('without a baseline: capability facts pass, broken MUSTs and untestable cells fail, our bugs error', () => {

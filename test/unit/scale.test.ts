@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Boundary } from '../../src/boundary/boundary.js';
 import { gate } from '../../src/report/gate.js';
 import { LISTED_LINES, MATRIX_MODELS, PAGE_MODELS } from '../../src/report/bounds.js';
-import type { Report } from '../../src/report/model.js';
+import type { Report } from '../../src/results/model.js';
 import { harEntry, RECORDED_EVENT_CHARS, type RecordedCall } from '../../src/report/har.js';
 import { painter, renderConsole } from '../../src/report/writers/console.js';
 import { renderGithubSummary } from '../../src/report/writers/github.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { defineProbe, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { runAudit } from '../../src/engine/run.js';
-import type { ProbeResult } from '../../src/report/model.js';
+import type { ProbeResult } from '../../src/results/model.js';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const answer = (res: ServerResponse) =>

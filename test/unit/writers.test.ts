@@ -14,8 +14,8 @@ import { sampleReport } from '../helpers/report.js';
 import { ROOT, runCommand } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commitStaged, stageFile } from '../../src/report/write.js';
-import { outcomeOf } from '../../src/report/outcome.js';
-import type { ProbeResult, Report } from '../../src/report/model.js';
+import { outcomeOf } from '../../src/results/outcome.js';
+import type { ProbeResult, Report } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 
 describe('junit.xml', () => {

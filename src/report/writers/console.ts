@@ -1,9 +1,9 @@
 import pc from 'picocolors';
 import { oneLine, wrapText } from '../../boundary/text.js';
-import type { ProbeResult, Report } from '../model.js';
+import type { ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
 import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
-import { EVERY_PROBE, isMissing, runModels, viewOf } from '../view.js';
+import { EVERY_PROBE, isMissing, runModels, viewOf } from '../../results/view.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
 export interface Painter {

@@ -1,4 +1,4 @@
-import type { Report } from '../model.js';
+import type { Report } from '../../results/model.js';
 import { describeChange, notRunText, summarise } from '../summary.js';
 import { escapeText, renderMatrix } from './markdown.js';
 import { LISTED_LINES } from '../bounds.js';

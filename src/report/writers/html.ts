@@ -1,9 +1,9 @@
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { eachHarEntry, type HarEntryView } from '../har.js';
-import { ENDPOINT, type Report } from '../model.js';
+import { ENDPOINT, type Report } from '../../results/model.js';
 import { curlOf, REPRODUCIBLE, reproLine } from '../repro.js';
 import { VERDICT_TONE } from '../style.js';
-import { EVERY_PROBE } from '../view.js';
+import { EVERY_PROBE } from '../../results/view.js';
 import { PAGE_CSS, PAGE_JS } from './html-page.js';
 import { PAGE_EXCHANGE_CHARS, PAGE_MODELS } from '../bounds.js';
 

@@ -1,4 +1,4 @@
-import type { Report } from '../model.js';
+import type { Report } from '../../results/model.js';
 import { REPORT_SCHEMA_URL } from '../schema.js';
 
 /** Entries of `models` and `results` stringified per piece: a piece is bounded, whatever the run's size. */

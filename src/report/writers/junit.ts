@@ -1,7 +1,7 @@
-import { ENDPOINT, type ModelEntry, type ProbeResult, type Report } from '../model.js';
+import { ENDPOINT, type ModelEntry, type ProbeResult, type Report } from '../../results/model.js';
 import { oneLine, showControls } from '../../boundary/text.js';
 import { describeChange } from '../summary.js';
-import { EVERY_PROBE, rowAsResult } from '../view.js';
+import { EVERY_PROBE, rowAsResult } from '../../results/view.js';
 
 /**
  * junit.xml, written by hand to the Jenkins JUnit schema (xUnit's junit-10 rules, which Ant's files meet

@@ -1,8 +1,8 @@
 import { oneLine } from '../../boundary/text.js';
-import type { ProbeResult, Report } from '../model.js';
+import type { ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
 import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
-import { isMissing, runModels, viewOf } from '../view.js';
+import { isMissing, runModels, viewOf } from '../../results/view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
@@ -145,7 +145,7 @@ export function renderMatrix(report: Report): string {
     const counts = [...unlisted].map(([why, n]) => `${n} ${why}`).join(', ');
     out.push(`The table lists the first ${LISTED_LINES} of ${report.models.length} models; report.json has the other ${report.models.length - LISTED_LINES} (${counts}).`, '');
   }
-  // What GET /models declares, beside what was observed (report/declared.ts).
+  // What GET /models declares, beside what was observed (results/declared.ts).
   const declared = report.results.flatMap((r) => r.findings.filter((f) => f.code === 'declared_not_observed' || f.code === 'observed_not_declared').map((f) => ({ r, f })));
   if (declared.length > 0) {
     out.push('## Declared against observed', '');

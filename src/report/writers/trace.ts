@@ -1,4 +1,4 @@
-import type { CallRecord } from '../model.js';
+import type { CallRecord } from '../../results/model.js';
 
 /** trace.jsonl: one JSON line per call record. */
 export function traceLines(records: readonly CallRecord[]): string {

@@ -33,7 +33,7 @@ export interface CauseInfo {
   /** The run's stop (Ctrl-C, --max-duration) came before the cell ran or finished: it was not run. */
   notRun: boolean;
   /**
-   * What an error with it means for a CI gate (report/outcome.ts): `judged` like any verdict, against the
+   * What an error with it means for a CI gate (results/outcome.ts): `judged` like any verdict, against the
    * baseline or as a failure without one; `errored`, our own bug, whatever the baseline says; `skipped`,
    * neither a pass nor a regression (Ctrl-C ends the run with its own exit code). Neither of the last two
    * says anything of the endpoint: such a cell is not compared with the baseline.

@@ -30,7 +30,7 @@ export const Cause = z.enum([
 ]);
 export type Cause = z.infer<typeof Cause>;
 
-/** What a result means for a CI gate: a pure function of verdict and expectation (report/outcome.ts). */
+/** What a result means for a CI gate: a pure function of verdict and expectation (results/outcome.ts). */
 export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
 export type Outcome = z.infer<typeof Outcome>;
 
@@ -145,7 +145,7 @@ export const ModelEntry = z.object({
   metrics: StreamMetrics.optional(),
   /** The calls after which nothing more was sent to the model: that many requests in a row ran past --timeout. */
   stalled: z.array(z.string()).optional(),
-  /** Set when no probe ran on this model: `results` then carry no cell of it (report/view.ts expands it). */
+  /** Set when no probe ran on this model: `results` then carry no cell of it (results/view.ts expands it). */
   notRun: RowResult.optional(),
   billing: ModelBilling.optional(),
 });

@@ -26,7 +26,7 @@ export type Baselined = { cell: readonly Verdict[] | undefined } | { row: readon
  * and report/gate.ts call it; reporters never recompute it), as a pure function of the verdict, its cause
  * and what the baseline expects (`baselined`, given when the run has a baseline).
  * - A cause that is not judged like a verdict decides alone, and the cell is not compared with the
- *   baseline (report/causes.ts `gate`): our own bug errors, Ctrl-C's "not run" is skipped. Neither says
+ *   baseline (results/causes.ts `gate`): our own bug errors, Ctrl-C's "not run" is skipped. Neither says
  *   anything of the endpoint, so neither is expected, new nor a regression.
  * - Without a baseline, capability verdicts are facts, not failures; a broken MUST, or a cell that could not
  *   be tested for a reason outside chatprobe, fails; inconclusive is skipped.
