@@ -1,8 +1,7 @@
 import { HttpClient, MODEL_LIST_MAX_BYTES, type HttpRequest } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { startRun } from '../results/head.js';
-import { ENDPOINT, type CallRecord, type Finding, type RowResult, type ModelEntry, type ProbeInfo, type ProbeResult, type Report } from '../results/model.js';
-import { outcomeOf } from '../results/outcome.js';
+import { ENDPOINT, type CallRecord, type ModelEntry, type ProbeResult, type Report } from '../results/model.js';
 import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 import { clip } from '../boundary/text.js';
 import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
@@ -23,6 +22,8 @@ import type { RecordedCall } from './recorded-call.js';
 import { ReadyQueue } from './queue.js';
 import { describeRoom, noteRoom, ROOM_CAP } from './room.js';
 import { LoopLag, type LagSource } from './lag.js';
+import { distinct, MAX_MESSAGE, probeInfo, result, rowResult, withErrorBodies } from './cell-result.js';
+import { recordTimes, streamMetrics, type StreamTimes } from './stream-metrics.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls holding a slot (at most --concurrency), `queued`: calls waiting for one. */
@@ -687,112 +688,3 @@ class CellContext implements ProbeContext, CallObserver {
   }
 }
 
-export function probeInfo(p: ProbeDefinition): ProbeInfo {
-  const cost = p.cost;
-  const shared = cost.shared;
-  const info: ProbeInfo = { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: { requests: cost.requests, maxTokens: cost.maxTokens } };
-  if (cost.sampled) info.cost.sampled = { ...cost.sampled };
-  if (shared) info.cost.shared = shared.map((x) => x.key);
-  return info;
-}
-
-/**
- * An inconclusive cell whose evidence holds a 2xx carrying an error body says so, as a finding, whichever
- * judgement found the answer unreadable: the error in the success is the endpoint's fault, and the reason
- * nothing could be judged.
- */
-function withErrorBodies(v: ProbeVerdict, evidence: readonly string[], log: CallLog): ProbeVerdict {
-  if (v.findings?.some((f) => f.code === 'error_in_2xx')) return v;
-  const calls = evidence.filter((id) => log.errorBodyIn2xx(id));
-  if (calls.length === 0) return v;
-  return { ...v, findings: [...(v.findings ?? []), { severity: 'warn', code: 'error_in_2xx', message: `an error body in a 2xx answer (${distinct(calls).join(', ')}): clients read it as a success` }] };
-}
-
-/** The call ids in their first order, each once (a probe's few need no Set). */
-function distinct(ids: readonly string[]): string[] {
-  if (ids.length > 32) return [...new Set(ids)];
-  const out: string[] = [];
-  for (const id of ids) if (!out.includes(id)) out.push(id);
-  return out;
-}
-
-/** A not-probed row's one result; its outcome without a baseline (report/gate.ts gates it). */
-function rowResult(v: ProbeVerdict, evidence: string[]): RowResult {
-  const row: RowResult = { verdict: v.verdict, outcome: outcomeOf(v.verdict, v.cause).outcome, observed: clip(v.observed, MAX_OBSERVED), evidence };
-  if (v.cause) row.cause = v.cause;
-  if (v.status !== undefined) row.status = v.status;
-  return row;
-}
-
-/** A cell as observed; its outcome without a baseline (report/gate.ts gates it). */
-function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
-  const { outcome } = outcomeOf(v.verdict, v.cause);
-  const r: ProbeResult = {
-    model,
-    probe: p.id,
-    kind: p.kind,
-    verdict: v.verdict,
-    outcome,
-    observed: clip(v.observed, MAX_OBSERVED),
-    evidence,
-    findings: v.findings?.length ? boundFindings(v.findings) : [],
-    durationMs: Math.round(ms),
-  };
-  if (v.cause) r.cause = v.cause;
-  if (v.status !== undefined) r.status = v.status;
-  if (v.message !== undefined) r.message = clip(v.message, MAX_MESSAGE);
-  if (v.notRun) r.notRun = true;
-  return r;
-}
-
-/**
- * A cell's texts are bounded where they are made (a million choices must not become a 50 MB `observed`):
- * the server controls what probes quote. Cuts say they are ours (clip).
- */
-const MAX_OBSERVED = 2000;
-const MAX_MESSAGE = 500;
-const MAX_FINDINGS = 20;
-
-function boundFindings(findings: readonly Finding[]): Finding[] {
-  const kept = findings.slice(0, MAX_FINDINGS).map((f) => ({ ...f, message: clip(f.message, MAX_MESSAGE) }));
-  if (findings.length > MAX_FINDINGS) kept.push({ severity: 'info', code: 'findings_cut', message: `${findings.length - MAX_FINDINGS} more finding(s) cut by chatprobe` });
-  return kept;
-}
-
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  const m = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return Math.round(m * 10) / 10;
-}
-
-interface StreamTimes {
-  count: number;
-  ttft: number[];
-  gaps: number[];
-  cps: number[];
-}
-
-/** Gaps kept per stream for the median: a stream of 120,000 chunks adds a sample, not 120,000 numbers. */
-const GAPS_PER_STREAM = 256;
-
-function recordTimes(t: StreamTimes, s: StreamExchange): void {
-  t.count++;
-  if (s.ttftMs !== undefined) t.ttft.push(s.ttftMs);
-  for (const gap of s.gapsMs.slice(0, GAPS_PER_STREAM)) t.gaps.push(gap);
-  const n = s.assembled?.chunkCount ?? 0;
-  if (s.durationMs > 0 && n > 0) t.cps.push((n * 1000) / s.durationMs);
-}
-
-function streamMetrics(t: StreamTimes): ModelEntry['metrics'] {
-  if (t.count === 0) return undefined;
-  const metrics: NonNullable<ModelEntry['metrics']> = { streams: t.count };
-  const ttft = median(t.ttft);
-  const gap = median(t.gaps);
-  const cps = median(t.cps);
-  if (ttft !== undefined) metrics.ttftMsMedian = ttft;
-  if (gap !== undefined) metrics.gapMsMedian = gap;
-  if (cps !== undefined) metrics.chunksPerSecondMedian = cps;
-  return metrics;
-}
