@@ -3,7 +3,7 @@ import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../errors.js';
 import { compareReports } from '../report/compare.js';
 import { readReport } from '../report/read.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import { err, out } from './output.js';
 
 /** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */

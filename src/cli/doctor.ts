@@ -5,7 +5,7 @@ import { runAudit } from '../engine/run.js';
 import { oneLine } from '../boundary/text.js';
 import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../results/causes.js';
 import type { ModelEntry } from '../results/model.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import { err, guardSecrets, out } from './output.js';
 
 /** The words of each check a model passes, in order; which cause fails which is results/causes.ts's. */

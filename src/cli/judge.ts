@@ -8,7 +8,7 @@ import { readReport } from '../report/read.js';
 import { EVERY_PROBE } from '../results/view.js';
 import type { Report } from '../results/model.js';
 import { auditWith } from './audit.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import { cannotTest, displayPath, err } from './output.js';
 import { CannotTestError } from '../errors.js';
 

@@ -6,7 +6,7 @@ import { VERSION } from '../version.js';
 import { sizeHeapForMemory } from './heap.js';
 import { AUDIT_FLAGS, type CommandName } from './commands.js';
 import { readCommandLine } from './command-line.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import { helpWidth, renderHelp } from './help.js';
 import { pickFlags } from './flags.js';
 import { Boundary } from '../boundary/boundary.js';

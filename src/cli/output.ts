@@ -3,7 +3,7 @@ import { Boundary } from '../boundary/boundary.js';
 import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
 import { oneLine } from '../boundary/text.js';
 import { CannotTestError } from '../errors.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import type { HarWriter } from '../report/har.js';
 
 /**

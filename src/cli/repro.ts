@@ -5,7 +5,7 @@ import { CannotTestError } from '../errors.js';
 import { eachHarEntry, HAR_FILE } from '../report/har.js';
 import { readReport, reportFile } from '../report/read.js';
 import { findCell, renderRepro, type HarRequestView } from '../report/repro.js';
-import { EXIT } from './exit.js';
+import { EXIT } from '../results/exit.js';
 import { err, out, cannotTest } from './output.js';
 
 /** chatprobe repro REPORT MODEL PROBE: the curl commands of a cell's evidence, from exchanges.har. */
