@@ -5,11 +5,17 @@ import type { CallLog } from './calls.js';
 import type { ProbeDefinition, ProbeVerdict } from './probe.js';
 
 /**
+ * What the report reads of a probe: an audit's definition, or a passthrough case (whose area is its own).
+ * A cell reads its id and kind alone.
+ */
+export type ProbeShape = Pick<ProbeDefinition, 'id' | 'kind' | 'scope' | 'requirement' | 'cost'> & { area: string };
+
+/**
  * A probe's verdict made into the report's cell: its texts bounded, its outcome without a baseline, the
  * error bodies its evidence met said. The audit and passthrough both shape their cells here.
  */
 
-export function probeInfo(p: ProbeDefinition): ProbeInfo {
+export function probeInfo(p: ProbeShape): ProbeInfo {
   const cost = p.cost;
   const shared = cost.shared;
   const info: ProbeInfo = { id: p.id, area: p.area, kind: p.kind, scope: p.scope ?? 'model', requirement: p.requirement, cost: { requests: cost.requests, maxTokens: cost.maxTokens } };
@@ -47,7 +53,7 @@ export function rowResult(v: ProbeVerdict, evidence: string[]): RowResult {
 }
 
 /** A cell as observed; its outcome without a baseline (report/gate.ts gates it). */
-export function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
+export function result(model: string, p: Pick<ProbeShape, 'id' | 'kind'>, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
   const { outcome } = outcomeOf(v.verdict, v.cause);
   const r: ProbeResult = {
     model,
@@ -71,9 +77,9 @@ export function result(model: string, p: ProbeDefinition, v: ProbeVerdict, evide
  * A cell's texts are bounded where they are made (a million choices must not become a 50 MB `observed`):
  * the server controls what probes quote. Cuts say they are ours (clip).
  */
-const MAX_OBSERVED = 2000;
+export const MAX_OBSERVED = 2000;
 export const MAX_MESSAGE = 500;
-const MAX_FINDINGS = 20;
+export const MAX_FINDINGS = 20;
 
 function boundFindings(findings: readonly Finding[]): Finding[] {
   const kept = findings.slice(0, MAX_FINDINGS).map((f) => ({ ...f, message: clip(f.message, MAX_MESSAGE) }));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { CallLog } from '../engine/calls.js';
+import { probeInfo, type ProbeShape, result } from '../engine/cell-result.js';
 import { CannotTestError } from '../errors.js';
 import { arrivalWindow, LoopLag } from '../engine/lag.js';
 import type { ProbeVerdict } from '../engine/probe.js';
@@ -10,7 +11,6 @@ import { HttpClient } from '../http/client.js';
 import type { RecordedCall } from '../engine/recorded-call.js';
 import { startRun } from '../results/head.js';
 import type { CallRecord, ProbeInfo, ProbeResult, Report } from '../results/model.js';
-import { outcomeOf } from '../results/outcome.js';
 import { answerOf, AREA, CASES, LIMIT, markerOf, type PassCase, requestOf, type UpstreamRecord } from './cases.js';
 import { tooDeep } from '../wire/json-depth.js';
 import { isObject } from '../wire/json.js';
@@ -38,8 +38,19 @@ export interface PassthroughOptions {
 
 export const probeIdOf = (c: PassCase) => `${AREA}.${c.id}`;
 
+/** A case as the report lists its probe: one request a model, at the cases' output limit. */
+export const caseProbe = (c: PassCase): ProbeShape => ({ id: probeIdOf(c), area: AREA, kind: 'conformance', scope: 'model', requirement: c.requirement, cost: { requests: 1, maxTokens: LIMIT } });
+
 export function passthroughProbes(): ProbeInfo[] {
-  return CASES.map((c) => ({ id: probeIdOf(c), area: AREA, kind: 'conformance', scope: 'model', requirement: c.requirement, cost: { requests: 1, maxTokens: LIMIT } }));
+  return CASES.map((c) => probeInfo(caseProbe(c)));
+}
+
+/**
+ * A case's verdict made into its cell, as the audit makes its own (engine/cell-result.ts): texts and
+ * findings bounded, the outcome without a baseline.
+ */
+export function caseResult(model: string, c: PassCase, v: ProbeVerdict, evidence: string[], ms: number): ProbeResult {
+  return result(model, caseProbe(c), v, evidence, ms);
 }
 
 /** The upstream's records of one case of a run. */
@@ -98,18 +109,9 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
   const one = async (c: PassCase, model: string, m: number, at: number): Promise<ProbeResult> => {
     const probe = probeIdOf(c);
     const t = performance.now();
-    const interrupted = (evidence: string[]): ProbeResult => ({
-      model,
-      probe,
-      kind: 'conformance',
-      verdict: 'error',
-      cause: 'interrupted',
-      outcome: outcomeOf('error', 'interrupted').outcome,
-      observed: evidence.length > 0 ? 'not finished: the run was interrupted while its request was in flight' : 'not run: the run was interrupted',
-      evidence,
-      findings: [],
-      durationMs: Math.round(performance.now() - t),
-    });
+    // Not run to its end, as the audit's cells the stop cut: skipped, not compared with a baseline.
+    const interrupted = (evidence: string[]): ProbeResult =>
+      caseResult(model, c, { verdict: 'error', cause: 'interrupted', notRun: true, observed: evidence.length > 0 ? 'not finished: the run was interrupted while its request was in flight' : 'not run: the run was interrupted' }, evidence, performance.now() - t);
     if (signal?.aborted) return interrupted([]);
     const marker = markerOf(runs[m]!, c.id);
     const { body, headers } = requestOf(c, model, marker);
@@ -132,21 +134,7 @@ export async function runPassthrough(options: PassthroughOptions, hooks: { onCal
     } catch (e) {
       v = inconclusive(`could not read chatprobe upstream's records at ${options.upstream}: ${(e as Error).message}`);
     }
-    const { outcome } = outcomeOf(v.verdict, v.cause);
-    return {
-      model,
-      probe,
-      kind: 'conformance',
-      verdict: v.verdict,
-      outcome,
-      observed: v.observed,
-      evidence: x.attempts,
-      findings: v.findings ?? [],
-      durationMs: Math.round(performance.now() - t),
-      ...(v.cause ? { cause: v.cause } : {}),
-      ...(v.status !== undefined ? { status: v.status } : {}),
-      ...(v.message ? { message: v.message } : {}),
-    };
+    return caseResult(model, c, v, x.attempts, performance.now() - t);
   };
   const done = (r: ProbeResult, at: number) => {
     cells[at] = r;
