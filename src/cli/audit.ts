@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
-import { audit, INTERRUPTED_WRITE_MS, plan, type AuditResult, type AuditSinks, type RunSource } from '../pipeline/audit.js';
+import { audit, INTERRUPTED_WRITE_MS, plan, type AuditResult, type AuditSinks, type AuditWith } from '../pipeline/audit.js';
 import { describeUpdate } from '../report/baseline.js';
 import { CAUSES } from '../results/causes.js';
 import { extentText } from '../report/style.js';
@@ -32,15 +32,21 @@ function narrowing(options: ResolvedOptions): string[] {
   return by;
 }
 
-/** A recorded run as the source of an audit's observations, and what the progress line says it does. */
-export type CliSource = RunSource & { doing: string };
+/**
+ * What runs in place of a plain audit (`chatprobe judge`: a record judged again, pipeline/judge.ts), and
+ * what the progress line says it does.
+ */
+export interface OtherRun {
+  doing: string;
+  start(sinks: AuditSinks, how: AuditWith): Promise<AuditResult>;
+}
 
 /**
  * Runs an audit (pipeline/audit.ts) with resolved options, as a command line shows it: progress on
  * stderr, the matrix (or JSON) on stdout, what was written, GitHub annotations in a workflow; or, with
  * `source`, the same from a recorded run.
  */
-export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv, source?: CliSource): Promise<number> {
+export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv, source?: OtherRun): Promise<number> {
   const boundary = guardSecrets(secretsOf(options), ownVocabulary());
   const say = (text: string) => {
     if (!options.quiet) err(text);
@@ -102,7 +108,8 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   };
   try {
     const github = env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? env.GITHUB_STEP_SUMMARY : undefined;
-    const result = await audit(options, sinks, { probes: PROBES, signal: interrupt.signal, boundary, ...(source ? { source } : {}), ...(github ? { githubSummary: github } : {}) });
+    const how: AuditWith = { probes: PROBES, signal: interrupt.signal, boundary, ...(github ? { githubSummary: github } : {}) };
+    const result = source ? await source.start(sinks, how) : await audit(options, sinks, how);
     har = undefined;
     if (tty && !options.quiet) progress('');
     const { report, written } = result;

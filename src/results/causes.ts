@@ -28,7 +28,7 @@ export interface CauseInfo {
    * run's stop and our own failure leave them unknown.
    */
   answered: boolean;
-  /** The doctor check it fails (cli/doctor.ts gives each its words); none: no check names it. */
+  /** The doctor check it fails (pipeline/doctor.ts gives each its words); none: no check names it. */
   check: DoctorCheck | undefined;
   /** The run's stop (Ctrl-C, --max-duration) came before the cell ran or finished: it was not run. */
   notRun: boolean;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { doctorChecks } from '../../src/cli/doctor.js';
+import { doctorChecks } from '../../src/pipeline/doctor.js';
 import { CAUSES, DOCTOR_CHECKS, outsideTheRequest, type CauseInfo } from '../../src/results/causes.js';
 import { Cause, type ModelEntry } from '../../src/results/model.js';
 import { outcomeOf } from '../../src/results/outcome.js';
