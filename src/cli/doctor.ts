@@ -2,7 +2,7 @@ import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
 import { runAudit } from '../engine/run.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../results/causes.js';
 import type { ModelEntry } from '../results/model.js';
 import { EXIT } from './exit.js';

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { EXIT } from './exit.js';
 import type { HarWriter } from '../report/har.js';

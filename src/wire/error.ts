@@ -1,4 +1,4 @@
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 import { tooDeep } from './json-depth.js';
 import { isObject } from './json.js';
 
