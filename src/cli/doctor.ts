@@ -81,7 +81,7 @@ export function doctorLines(m: ModelEntry): string[] {
   return lines;
 }
 
-/** chatprobe doctor: the smoke checks only, printed in the order the spec tells operators to check them. */
+/** chatprobe doctor: the smoke checks only, printed in the order an operator checks them (DOCTOR_CHECKS). */
 export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
   // Outside the try: a config that cannot be read or a bad flag value is a usage error (exit 2, the CLI's
   // own message), not a GET /models step that failed.
