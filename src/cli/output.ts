@@ -11,6 +11,7 @@ import type { HarWriter } from '../report/har.js';
  * workflow command smuggled in. They survive a closed pipe (`chatprobe --json | head`): EPIPE ends output
  * quietly instead of crashing the run before its reports are written.
  */
+
 let stdoutClosed = false;
 let boundary = new Boundary();
 
