@@ -1,5 +1,5 @@
 /**
- * Issue 14's overhead row: the whole audit of the default profile against bare undici replaying the
+ * The overhead row: the whole audit of the default profile against bare undici replaying the
  * requests that audit sent, at the same concurrency. bench/run.ts bundles this file as the package is
  * bundled (tsdown, no TypeScript at run time) and runs it in a process of its own, so what is timed is the
  * code npx runs: under tsx every function of ours would also pay for its name being kept (tsx's

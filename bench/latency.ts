@@ -1,5 +1,5 @@
 /**
- * Issue 14's latency rows: 20 models × the full suite through a proxy that holds every request 200 ms,
+ * The latency rows: 20 models × the full suite through a proxy that holds every request 200 ms,
  * at --concurrency 8, against the ideal schedule of the same calls. On a local server an audit is bound by
  * CPU; behind real latency it is bound by how well it keeps its request slots busy, which is what these
  * rows measure. Each run lasts about calls × 200 ms / 8 (half a minute). Run alone with
@@ -32,7 +32,7 @@ interface Row {
 const MODELS = 20;
 const CONCURRENCY = 8;
 const LATENCY_MS = 200;
-/** What the issue's second variant charges a new connection (a TCP and TLS handshake to a far host). */
+/** What the second latency row charges a new connection (a TCP and TLS handshake to a far host). */
 const CONNECT_MS = 100;
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1): each side of the proxy frames its own connection. */

@@ -1,5 +1,5 @@
 /**
- * Issue 14's start-up and memory rows, each measured in fresh processes, since a process's start and its
+ * The start-up and memory rows of the README's benchmark table, each measured in fresh processes, since a process's start and its
  * peak RSS cannot be measured from inside the one that runs the bench:
  * - start-up: `chatprobe --version` and `--help` from the built CLI (dist/), against `node -e 0`;
  * - peak RSS of the built CLI auditing 50 and 200 models of the reference server (run in this process);

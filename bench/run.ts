@@ -1,6 +1,6 @@
 /**
  * Benchmarks, reported as ratios against a baseline measured in the same run (absolute times depend on
- * the machine; ratios mostly do not), each with its goal where it has one (issue 14). Run with
+ * the machine; ratios mostly do not), each with its goal where it has one (the README's benchmark table). Run with
  * `npm run bench`, or `npm run bench -- NAME` for one group (sse, junit, matrix, boundary, audit,
  * latency, startup, rss, stream). Nothing here is asserted: the tests never time anything.
  */

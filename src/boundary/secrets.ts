@@ -3,6 +3,7 @@
  * stays raw inside the process (so it parses and decodes as sent); every sink removes secrets from it
  * on the way out (src/boundary/boundary.ts), after decoding and before any cut or escape.
  */
+
 export type Redact = (text: string) => string;
 
 export const REDACTED = '[REDACTED]';

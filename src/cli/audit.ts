@@ -9,7 +9,7 @@ import { ENDPOINT, type Report } from '../results/model.js';
 import { githubAnnotations } from '../report/writers/github.js';
 import { jsonPieces } from '../report/writers/json.js';
 import type { HarWriter } from '../report/har.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { matchAny } from '../glob.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
 import { EVERY_PROBE } from '../results/view.js';

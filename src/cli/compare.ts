@@ -1,5 +1,5 @@
 import { Boundary } from '../boundary/boundary.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { compareReports } from '../report/compare.js';
 import { readReport } from '../report/read.js';

@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/file.js';
 import { resolveOptions, secretsOf } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { DOCTOR_CHECKS } from '../results/causes.js';
 import type { ModelEntry } from '../results/model.js';
 import { CHECK_NAMES, doctor, doctorChecks } from '../pipeline/doctor.js';
@@ -21,7 +21,7 @@ export function doctorLines(m: ModelEntry): string[] {
   return lines;
 }
 
-/** chatprobe doctor: the smoke checks only, printed in the order the spec tells operators to check them. */
+/** chatprobe doctor: the smoke checks only, printed in the order an operator checks them (DOCTOR_CHECKS). */
 export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
   // Outside the try: a config that cannot be read or a bad flag value is a usage error (exit 2, the CLI's
   // own message), not a GET /models step that failed.

@@ -1,6 +1,6 @@
 // `chatprobe --help` and `chatprobe COMMAND --help`, from the commands' declarations (commands.ts), the
 // ones the line is read by: the help cannot name a flag the parser does not take, or miss one.
-import { wrapText as wrap } from '../boundary/text.js';
+import { wrapText as wrap } from '../text.js';
 import { COMMANDS, ENVIRONMENT, EXIT_CODES, USAGE, usageOf, type CommandSpec } from './commands.js';
 import type { Flag, Positional } from './flags.js';
 

@@ -1,4 +1,4 @@
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { LATE_TICK_MS, RECORDED_STREAM_BYTES } from '../record/format.js';
 import { JUDGED_FOLDER, judgeRecord, readRecorded, type JudgedAgain, type Recorded } from '../pipeline/judge.js';
 import { EVERY_PROBE } from '../results/view.js';

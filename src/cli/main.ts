@@ -12,7 +12,7 @@ import { pickFlags } from './flags.js';
 import { Boundary } from '../boundary/boundary.js';
 import type { Secret } from '../boundary/secrets.js';
 import { err, useBoundary } from './output.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 
 type Values = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { MIN_SECRET_LENGTH, type Secret } from '../boundary/secrets.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { EXIT } from '../results/exit.js';
 import type { HarWriter } from '../report/har.js';
@@ -11,6 +11,7 @@ import type { HarWriter } from '../report/har.js';
  * workflow command smuggled in. They survive a closed pipe (`chatprobe --json | head`): EPIPE ends output
  * quietly instead of crashing the run before its reports are written.
  */
+
 let stdoutClosed = false;
 let boundary = new Boundary();
 

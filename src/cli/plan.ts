@@ -1,4 +1,4 @@
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import type { PlanSummary } from '../engine/run.js';
 import { extentText } from '../report/style.js';
 import { ROOM_FACTOR, ROOM_SLACK } from '../engine/room.js';

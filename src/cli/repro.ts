@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { eachHarEntry, HAR_FILE } from '../report/har.js';
 import { readReport, reportFile } from '../report/read.js';

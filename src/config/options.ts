@@ -221,13 +221,13 @@ function splitList(values: readonly string[]): string[] {
   return [...new Set(values.flatMap((v) => v.split(/[\s,]+/)).filter(Boolean))];
 }
 
+/** Headers the HTTP client writes itself, per request and per connection. */
+const MANAGED_HEADERS = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'host', 'te', 'trailer']);
+
 /**
  * What makes a key unusable as sent, said without the key: whitespace a copy, `echo` or a file read added.
  * No real key holds whitespace, and a header cannot carry a line break.
  */
-/** Headers the HTTP client writes itself, per request and per connection. */
-const MANAGED_HEADERS = new Set(['content-length', 'content-type', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'host', 'te', 'trailer']);
-
 export function keyFlaw(key: string): string | undefined {
   const where = (s: string) => (/[\r\n]/.test(s) ? 'a line break' : 'whitespace');
   // "Bearersk-…" too: what stripping the spaces out of "Bearer sk-…" leaves.

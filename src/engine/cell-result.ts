@@ -1,4 +1,4 @@
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 import type { Finding, ProbeInfo, ProbeResult, RowResult } from '../results/model.js';
 import { outcomeOf } from '../results/outcome.js';
 import type { CallLog } from './calls.js';

@@ -6,6 +6,8 @@ import type { TransportFailure } from '../http/client.js';
  * results/causes.ts). Probes and reporters never match error text themselves. The wordings are the ones real servers send: OpenAI codes, new-api / one-api
  * (Chinese messages included), OpenRouter-style 402.
  */
+
+/** What a failed call is diagnosed from. */
 export interface Diagnosable {
   status: number | undefined;
   /** The error message as extracted from the body (any shape), or the raw text. */

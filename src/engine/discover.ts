@@ -17,8 +17,8 @@ export interface ListedModel {
 const STANDARD_KEYS = new Set(['id', 'object', 'created', 'owned_by']);
 
 /**
- * Reads GET /models. Anything that is not a model list stops the run with exit 2 and the advice the spec
- * gives operators: a 401 means the token is at fault; an HTML page means the base URL is wrong.
+ * Reads GET /models. Anything that is not a model list stops the run with exit 2 and advice an operator
+ * can act on: a 401 means the token is at fault; an HTML page means the base URL is wrong.
  */
 export function readModelList(x: Exchange, baseUrl: string): ListedModel[] {
   try {

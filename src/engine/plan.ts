@@ -3,7 +3,7 @@ import { ENDPOINT } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
 import { isGlob, matchAny } from '../glob.js';
 import type { ListedModel } from './discover.js';
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 
 /**
  * Listed models a "no match" hint names, each cut to HINT_ID_CHARS: the hint is read in a terminal, and the

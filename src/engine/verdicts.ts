@@ -24,7 +24,7 @@ export function describeFailure(x: Exchange): string {
   return `HTTP ${x.status}${msg}`;
 }
 
-/** The keys of the output limit every probe request carries (DESIGN: cheap and explicit). */
+/** The keys of the output limit every probe request carries (verdict contract, rule 7). */
 export const LIMIT_KEYS = ['max_tokens', 'max_completion_tokens'] as const;
 
 /**

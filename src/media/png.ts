@@ -4,6 +4,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
  * The smallest PNG writer and reader the image probe needs: a solid-colour RGB square, made by the probe
  * itself (no image library) and read back by the reference server to name its colour.
  */
+
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {

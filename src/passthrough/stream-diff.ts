@@ -72,7 +72,7 @@ export interface StreamView {
   lastUsage: unknown;
 }
 
-/** Choices, tool-call fragments and events read per stream for the piece-by-piece comparison. */
+/** Choices of an event, and tool-call fragments of a choice's delta, read for the piece-by-piece comparison. */
 const MAX_CHOICES = 32;
 const MAX_FRAGMENTS = 32;
 /** Events and pieces aligned one by one at most: a scripted stream has a dozen; a flood is compared as a whole. */

@@ -1,5 +1,5 @@
 import { Boundary } from '../boundary/boundary.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { secretsOf, type ResolvedOptions } from '../config/options.js';
 import { runAudit } from '../engine/run.js';
 import { CAUSES, DOCTOR_CHECKS, type DoctorCheck as CheckId } from '../results/causes.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { loadBaseline } from '../report/baseline.js';
 import { gate } from '../report/gate.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { secretsOf, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';

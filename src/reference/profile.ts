@@ -21,7 +21,10 @@ export const Rejection = z.object({
 });
 export type Rejection = z.infer<typeof Rejection>;
 
-/** `error200`: the request is answered with HTTP 200 and an error body (a route that fails in disguise). */
+/**
+ * How a model treats a request feature: honours it, ignores it, refuses it (`reject`, as the rejection says),
+ * or answers HTTP 200 with an error body (`error200`: a route that fails in disguise).
+ */
 export const Behaviour = z.union([z.literal('honour'), z.literal('ignore'), z.object({ reject: Rejection }), z.object({ error200: z.string() })]);
 export type Behaviour = z.infer<typeof Behaviour>;
 

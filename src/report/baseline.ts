@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { notJson, schemaProblem, unreadable } from '../words.js';
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from '../results/model.js';
 
 /** The verdicts a probe of each kind gives. */

@@ -13,7 +13,6 @@ import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
  * (the cap is said in the entry); the key is never in it: the Authorization header is recorded by name.
  */
 
-/** The file, beside the other reports. */
 export { capBody, RECORDED_BODY_CHARS, type RecordedCall } from '../engine/recorded-call.js';
 
 /** The file, beside the other reports. */

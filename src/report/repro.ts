@@ -1,4 +1,4 @@
-import { oneLine } from '../boundary/text.js';
+import { oneLine } from '../text.js';
 import { REDACTED } from '../boundary/secrets.js';
 import type { ProbeResult, Report } from '../results/model.js';
 import { cellText } from './style.js';

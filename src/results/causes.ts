@@ -41,7 +41,7 @@ export interface CauseInfo {
   gate: 'judged' | 'errored' | 'skipped';
 }
 
-/** The checks doctor runs on a model, in the order the spec tells operators to check them. */
+/** The checks doctor runs on a model, in the order an operator checks them. */
 export const DOCTOR_CHECKS = ['listed', 'token', 'group', 'quota', 'answers'] as const;
 export type DoctorCheck = (typeof DOCTOR_CHECKS)[number];
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TRANSPORT_KINDS } from '../http/failure.js';
 
 /** The Report is the one model every writer renders from; a merged report renders like a live one. */
+
 export const SCHEMA_VERSION = 1;
 
 export const ProbeKind = z.enum(['capability', 'conformance']);
@@ -12,7 +13,10 @@ export const ConformanceVerdict = z.enum(['pass', 'warn', 'fail']);
 export const Verdict = z.enum([...CapabilityVerdict.options, ...ConformanceVerdict.options, 'inconclusive', 'error']);
 export type Verdict = z.infer<typeof Verdict>;
 
-/** Failure causes, in the order the spec tells operators to check them; `harness` is our own bug. */
+/**
+ * Failure causes, in the order an operator checks them: the key, the model's listing, the token's group,
+ * quota, then rate limits, the upstream, timeouts and the network; `harness` is our own bug.
+ */
 export const Cause = z.enum([
   'auth',
   'model_not_listed',
@@ -34,8 +38,10 @@ export type Cause = z.infer<typeof Cause>;
 export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
 export type Outcome = z.infer<typeof Outcome>;
 
-/** A result against its baseline entry: as expected, worse, better, or a cell the baseline lacks. */
-/** `missing`: a model the baseline expects that GET /models no longer lists. */
+/**
+ * A result against its baseline entry: as expected, worse, better, or a cell the baseline lacks (`new`);
+ * `missing`: a model the baseline expects that GET /models no longer lists.
+ */
 export const Comparison = z.enum(['expected', 'regression', 'improvement', 'new', 'missing']);
 export type Comparison = z.infer<typeof Comparison>;
 

@@ -1,4 +1,4 @@
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 import { tooDeep } from './json-depth.js';
 import { isObject } from './json.js';
 
@@ -6,9 +6,9 @@ import { isObject } from './json.js';
  * The one reader of error bodies: a non-2xx answer, an error inside a 2xx, an error event in a stream.
  * Servers send a dozen shapes; each is read for its message, code, offending parameter and any HTTP
  * status the body states, and the shape is named so that judges can tell the OpenAI envelope from the
- * rest. Rules never match error text themselves: they read what this returns (STYLE 4).
+ * rest. Rules never match error text themselves: they read what this returns.
  *
- * Bounded whatever the server sends (STYLE 10): it descends MAX_ERROR_DEPTH levels at most, reads the
+ * Bounded whatever the server sends: it descends MAX_ERROR_DEPTH levels at most, reads the
  * first MAX_ERROR_ITEMS entries of a list, looks for an HTML title in the first HTML_SCANNED characters,
  * and cuts what it returns to MAX_ERROR_MESSAGE characters, the cut said as chatprobe's.
  */

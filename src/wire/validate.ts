@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
 import * as schemas from './schemas.js';
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 import { setOwn } from '../own.js';
 
 export type Shape = 'completion' | 'chunk' | 'modelList' | 'error';

@@ -19,8 +19,8 @@ const SHORT: ChatBody = { messages: [{ role: 'user', content: SMOKE_PROMPT }], m
 const FAILED: ChatBody = { messages: [{ role: 'chatprobe-invalid-role', content: SMOKE_PROMPT }], max_tokens: BILLING_LIMITS.failed };
 
 /**
- * How the meter is watched after a call: read at once, then after these pauses (0.1 s, 0.3 s, 0.7 s, …
- * 12.7 s in all) until it moves. The first call calibrates: a gateway that bills in batches shows the
+ * How the meter is watched after a call: read at once, then after each of these pauses in turn (0.1 s,
+ * doubling to 6.4 s: 12.7 s in all) until it moves. The first call calibrates: a gateway that bills in batches shows the
  * deduction seconds later, and every later call is watched four times that long before a zero is believed.
  */
 export const READ_PAUSES_MS: readonly number[] = [0, 100, 200, 400, 800, 1600, 3200, 6400];

@@ -13,7 +13,7 @@ import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
  * that few samples never look flat by luck. Honoured needs that bound under ALPHA; while it is not, samples
  * are added, up to SAMPLE_GROWTH more (two to the baseline, one to the set).
  *
- * In simulation (test/unit/sampling.test.ts: 4 starting samples) the worst distribution found, one answer
+ * In simulation (test/unit/judge-sampling.test.ts: 4 starting samples) the worst distribution found, one answer
  * with about 60% of the mass, is called honoured about 2% of the time though the parameter does nothing;
  * an honoured parameter on a flat distribution is recognised about 99% of the time.
  */

@@ -7,7 +7,7 @@ import { recordCalls, type HarWriter } from '../../src/report/har.js';
 import { ENDPOINT, type Report } from '../../src/results/model.js';
 import { parseJunit } from '../helpers/junit.js';
 import { createRedactor, FRAGMENT_LENGTH, REDACTED } from '../../src/boundary/secrets.js';
-import { clip, oneLine, showControls } from '../../src/boundary/text.js';
+import { clip, oneLine, showControls } from '../../src/text.js';
 import { renderJunit } from '../../src/report/writers/junit.js';
 import { junitProblems } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';

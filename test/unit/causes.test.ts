@@ -42,7 +42,7 @@ describe('the cause table', () => {
     expect(where((c) => c.answered)).toEqual(['auth', 'model_not_in_group', 'quota', 'rate_limited', 'upstream']);
     for (const c of where((x) => x.answered)) expect(CAUSES[c].check, c).toBeDefined();
     expect(where((c) => c.check === undefined)).toEqual(['harness', 'interrupted', 'deadline']);
-    // Every check is failed by some cause, in the order the spec gives them.
+    // Every check is failed by some cause, in the order an operator checks them.
     expect(DOCTOR_CHECKS.map((check) => where((c) => c.check === check))).toEqual([
       ['model_not_listed'],
       ['auth'],

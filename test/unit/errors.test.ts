@@ -169,7 +169,7 @@ describe('readError: the traps', () => {
 
 describe('diagnose', () => {
   const d = (status: number | undefined, message?: string, code?: string) => diagnose({ status, message, code });
-  it('maps statuses and real wordings to causes in the spec order', () => {
+  it('maps statuses and real wordings to causes', () => {
     expect(d(401, 'Incorrect API key provided')).toBe('auth');
     expect(d(403, '无效的令牌')).toBe('auth');
     expect(d(402, 'Insufficient credits')).toBe('quota');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS, usageOf } from '../../src/cli/commands.js';
 import { readCommandLine } from '../../src/cli/command-line.js';
-import { wrapText as wrap } from '../../src/boundary/text.js';
+import { wrapText as wrap } from '../../src/text.js';
 import { renderHelp } from '../../src/cli/help.js';
 import { ROOT } from '../helpers/cli.js';
 

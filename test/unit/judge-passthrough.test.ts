@@ -198,9 +198,9 @@ const streamed = (text: string, extra: Partial<StreamExchange> = {}) =>
 const ZERO = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
 
 /**
- * The stream of the issue's rebuilding gateway: " two" sent twice, " four" and " five" swapped, the usage
- * moved into a chunk repeating " six" with finish "stop" (before the finish chunk), zero usage on every
- * other event, and its own ids.
+ * The stream of a gateway that rebuilds it with racing chunk handlers: " two" sent twice, " four" and
+ * " five" swapped, the usage moved into a chunk repeating " six" with finish "stop" (before the finish
+ * chunk), zero usage on every other event, and its own ids.
  */
 function racing(frames: readonly string[]): string {
   const [role, one, two, three, four, five, six, finish, usage, done] = eventsOf(frames) as Ev[];

@@ -2,7 +2,7 @@
  * Every reader of server data, run on what a hostile or broken server can send: deep (100,000 levels,
  * built as text and parsed, where it is parsed at all, by chatprobe's own code), wide (a million keys,
  * choices, tool calls, fragments or events) and huge (32 MiB of text in one field). Each must return (no
- * stack overflow, no harness error) with what it returns under the caps it states (STYLE 10). The sizes
+ * stack overflow, no harness error) with what it returns under the caps it states. The sizes
  * are those at which an unbounded reader overflows the stack or blows its caps; nothing here times anything.
  *
  * The readers: the error reader (wire/error.ts), the exchange and readChoices (wire/completion.ts),

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { renderJunit, xmlAttr, xmlText } from '../../src/report/writers/junit.js';
-import { oneLine, showControls } from '../../src/boundary/text.js';
+import { oneLine, showControls } from '../../src/text.js';
 import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';

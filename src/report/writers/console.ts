@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { oneLine, wrapText } from '../../boundary/text.js';
+import { oneLine, wrapText } from '../../text.js';
 import type { ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
 import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';

@@ -27,7 +27,7 @@ export const PAGE_EVENT_CHARS = 2048;
 export const GAP_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000];
 /** Stream starts kept per model for its time-to-first-event chart. */
 const TTFT_KEPT = 200;
-/** Bytes gathered before a write. */
+/** Characters gathered before a write. */
 const WRITE_BATCH = 256 * 1024;
 
 /**

@@ -1,5 +1,5 @@
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report } from '../../results/model.js';
-import { oneLine, showControls } from '../../boundary/text.js';
+import { oneLine, showControls } from '../../text.js';
 import { describeChange } from '../summary.js';
 import { EVERY_PROBE, rowAsResult } from '../../results/view.js';
 

@@ -1,4 +1,4 @@
-import { oneLine } from '../../boundary/text.js';
+import { oneLine } from '../../text.js';
 import type { ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
 import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
