@@ -14,9 +14,7 @@ import { answerProblem, describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../wire/completion.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
 import { compareDeclared } from '../results/declared.js';
-import { findMeter, type MeterSearch } from '../billing/find.js';
-import type { Meter } from '../billing/meter.js';
-import { billingView, METERED_KEY, type MeteredSet } from '../billing/set.js';
+import type { Meter } from './meter.js';
 import { CannotTestError } from '../errors.js';
 import type { RecordedCall } from './recorded-call.js';
 import { ReadyQueue } from './queue.js';
@@ -164,11 +162,12 @@ export type BillingPlan = { meter: Meter } | { off: string };
 const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kind: b.meter.kind, route: b.meter.route, unit: b.meter.unit } : { off: b.off });
 
 /**
- * GET /models and the plan it allows: the first thing every run does. When billing probes are selected,
- * the balance routes are tried too (GETs, nothing billed), once GET /models has answered with a list: a
- * key it refused, or a base URL that serves no API, is sent nowhere else. Without a route that answers, or
- * with --no-billing or --shard, the billing probes leave the plan and the report says why. An unknown probe
- * in --probes, or billing probes alone with billing turned off, is an error before anything is sent.
+ * GET /models and the plan it allows: the first thing every run does. When probes that read the balance
+ * are selected (the billing probes: `ProbeDefinition.meter`), the balance routes they declare are tried
+ * too (GETs, nothing billed), once GET /models has answered with a list: a key it refused, or a base URL
+ * that serves no API, is sent nowhere else. Without a route that answers, or with --no-billing or --shard,
+ * those probes leave the plan and the report says why. An unknown probe in --probes, or billing probes
+ * alone with billing turned off, is an error before anything is sent.
  */
 async function discover(
   log: CallLog,
@@ -176,17 +175,19 @@ async function discover(
   probes: readonly ProbeDefinition[],
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
   const selected = selectProbes(probes, options.probes);
-  const metered = selected.some((p) => p.area === 'billing');
+  // The balance is looked for where the first probe that reads it says (they all read the same: billing/find.ts).
+  const source = selected.find((p) => p.meter)?.meter;
+  const metered = source !== undefined;
   let off: string | undefined;
   if (!metered) off = 'no billing probe selected';
   else if (!options.billing) off = 'turned off (--no-billing, or "billing": false in the config file)';
   else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
-  if (metered && off && selected.every((p) => p.area === 'billing')) throw billingCannotRun(off);
+  if (metered && off && selected.every((p) => p.meter)) throw billingCannotRun(off);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
-  const billing: MeterSearch = off ? { off } : await findMeter(log, options.baseUrl);
+  const billing: BillingPlan = source && off === undefined ? await source.find(log, options.baseUrl) : { off: off ?? 'no billing probe selected' };
   if ('off' in billing && metered) {
-    plan.probes = plan.probes.filter((p) => p.area !== 'billing');
+    plan.probes = plan.probes.filter((p) => !p.meter);
     if (plan.probes.length === 0) throw billingCannotRun(billing.off);
   }
   return { listing, plan, billing };
@@ -277,10 +278,10 @@ export async function runAudit(
     hooks.onPlan?.(plan.models, plan.probes);
     const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
     const targetProbes = plan.probes.filter((p) => p.scope === 'target');
-    // The billing probes run last, one model at a time, with nothing else in flight (phase 2).
+    // Probes scheduled `alone` (the billing probes) run last, one model at a time, with nothing else in flight (phase 2).
     const meter = 'meter' in billing ? billing.meter : undefined;
-    const meteredProbes = meter ? modelProbes.filter((p) => p.area === 'billing') : [];
-    const freeProbes = modelProbes.filter((p) => p.area !== 'billing').map((p) => ({ p, chain: chainOf(p, options.samples) }));
+    const aloneProbes = modelProbes.filter((p) => p.schedule === 'alone');
+    const freeProbes = modelProbes.filter((p) => p.schedule !== 'alone').map((p) => ({ p, chain: chainOf(p, options.samples) }));
     const total = plan.models.length * modelProbes.length + targetProbes.length;
     const results: ProbeResult[] = [];
     size = { models: plan.models.length, cells: () => results.length };
@@ -499,16 +500,14 @@ export async function runAudit(
     };
     await Promise.all(Array.from({ length: workers }, worker));
     probed.sort((a, b) => a.order - b.order);
-    // Phase 2: quota deduction. Serial, after everything else, so nothing but the known set is billed
-    // between two reads of the balance. A row that stalled is not called again.
-    for (const state of meteredProbes.length > 0 ? probed : []) {
-      state.pending = Number.POSITIVE_INFINITY; // released below, once the set is read for the report
-      for (const p of meteredProbes) {
+    // Phase 2: the probes scheduled alone (quota deduction). Serial, after everything else, so nothing but
+    // the known set is billed between two reads of the balance. A row that stalled is not called again.
+    for (const state of aloneProbes.length > 0 ? probed : []) {
+      state.pending = Number.POSITIVE_INFINITY; // released below, once its probes are done
+      for (const p of aloneProbes) {
         if (state.caller.stalled) emit(result(state.plan.id, p, { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${new RowStalled(state.caller.stalled).message}` }, [], 0));
         else await runProbe(p, state, state.plan.id);
       }
-      const set = state.shared.get(METERED_KEY);
-      if (set) state.entry.billing = billingView((await set.value.catch(() => undefined)) as MeteredSet | undefined);
       state.shared.clear();
       state.smoke = undefined;
     }
@@ -586,7 +585,7 @@ class NothingSent extends Error {
 class CellContext implements ProbeContext, CallObserver {
   readonly model: string;
   readonly options: ProbeContext['options'];
-  /** Only a billing probe's context has one (declared, so other contexts have no such field at all). */
+  /** Only the context of a probe that declares a meter has one (declared, so other contexts have no such field at all). */
   declare readonly meter?: Meter;
 
   constructor(
@@ -602,7 +601,7 @@ class CellContext implements ProbeContext, CallObserver {
     this.model = state.plan.id;
     this.options = run.options;
     const meter = run.meter;
-    if (meter && p.area === 'billing') {
+    if (meter && p.meter) {
       this.meter = {
         ...meter,
         read: async () => {
@@ -679,6 +678,9 @@ class CellContext implements ProbeContext, CallObserver {
       }
       entry = { value, calls };
       this.state.shared.set(s.key, entry);
+      // What the row keeps of it once made (the metered set's deductions), read before the report is.
+      const summary = s.summary;
+      if (summary) value.then((v) => Object.assign(this.state.entry, summary.call(s, v)), () => undefined);
     }
     const { calls } = entry;
     return (entry.value as Promise<T>).then((value) => {
