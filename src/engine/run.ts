@@ -1,4 +1,4 @@
-import { HttpClient, MODEL_LIST_MAX_BYTES, type HttpRequest } from '../http/client.js';
+import { HttpClient, type HttpRequest } from '../http/client.js';
 import type { ResolvedOptions } from '../config/options.js';
 import { startRun } from '../results/head.js';
 import { ENDPOINT, type CallRecord, type ModelEntry, type ProbeResult, type Report } from '../results/model.js';
@@ -6,22 +6,26 @@ import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 import { clip } from '../boundary/text.js';
 import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
 import { CAUSES } from '../results/causes.js';
-import { readModelList } from './discover.js';
+import { billingNote, discover } from './discover.js';
 import type { Exchange, StreamExchange } from './exchange.js';
-import { makePlan, selectProbes, type Plan, type PlannedModel } from './plan.js';
-import { costOfProbes, resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
+import { shardPlan, type PlannedModel } from './plan.js';
+import { costOfPlan, type PlanSummary } from './cost.js';
+import { resolveCost, type ChatBody, type ChatOptions, type ProbeContext, type ProbeDefinition, type ProbeVerdict, type SharedExchange } from './probe.js';
 import { answerProblem, describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../wire/completion.js';
 import { assertLimited, ModelCaller, RowStalled, type CallObserver } from './requests.js';
 import { compareDeclared } from '../results/declared.js';
 import type { Meter } from './meter.js';
-import { CannotTestError } from '../errors.js';
 import type { RecordedCall } from './recorded-call.js';
 import { ReadyQueue } from './queue.js';
-import { describeRoom, noteRoom, ROOM_CAP } from './room.js';
+import { describeRoom, noteRoom } from './room.js';
 import { LoopLag, type LagSource } from './lag.js';
 import { distinct, MAX_MESSAGE, probeInfo, result, rowResult, withErrorBodies } from './cell-result.js';
 import { recordTimes, streamMetrics, type StreamTimes } from './stream-metrics.js';
+
+export type { BillingPlan } from './discover.js';
+export type { PlanSummary } from './cost.js';
+export { shardPlan } from './plan.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls holding a slot (at most --concurrency), `queued`: calls waiting for one. */
@@ -119,26 +123,6 @@ interface ModelState {
   caller: ModelCaller;
 }
 
-export interface PlanSummary {
-  baseUrl: string;
-  models: PlannedModel[];
-  probes: ProbeDefinition[];
-  /** Per area, what one model costs (shared exchanges counted once); endpoint probes run once in all. */
-  perArea: { area: string; probes: number; requests: number; maxTokens: number }[];
-  endpoint: { probes: number; requests: number; maxTokens: number };
-  /** One model's whole cost: its smoke call and every model-scope probe. */
-  perModel: { requests: number; maxTokens: number };
-  /** The balance route the billing probes read, or why they do not run. */
-  billing: Report['billing'];
-  total: { requests: number; maxTokens: number };
-  /**
-   * What room for reasoning may add, beyond `maxTokens`, on a model whose smoke call shows reasoning
-   * (engine/room.ts): at most `perRequest` on each of its requests but the smoke call; `total` if every
-   * model called reasons. Unknown before the smoke calls: a bound, not an estimate.
-   */
-  reasoningRoom: { perRequest: number; perModel: number; total: number };
-}
-
 /** The connection an audit (or a dry run) talks through: the client (or `transport`) and the call log. */
 function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunSeams = {}): { client: Transport; log: CallLog } {
   const client = seams.transport ?? new HttpClient({
@@ -156,46 +140,6 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunS
   return { client, log };
 }
 
-/** Whether the billing probes run: through which meter, or why not. */
-export type BillingPlan = { meter: Meter } | { off: string };
-
-const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kind: b.meter.kind, route: b.meter.route, unit: b.meter.unit } : { off: b.off });
-
-/**
- * GET /models and the plan it allows: the first thing every run does. When probes that read the balance
- * are selected (the billing probes: `ProbeDefinition.meter`), the balance routes they declare are tried
- * too (GETs, nothing billed), once GET /models has answered with a list: a key it refused, or a base URL
- * that serves no API, is sent nowhere else. Without a route that answers, or with --no-billing or --shard,
- * those probes leave the plan and the report says why. An unknown probe in --probes, or billing probes
- * alone with billing turned off, is an error before anything is sent.
- */
-async function discover(
-  log: CallLog,
-  options: AuditOptions,
-  probes: readonly ProbeDefinition[],
-): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
-  const selected = selectProbes(probes, options.probes);
-  // The balance is looked for where the first probe that reads it says (they all read the same: billing/find.ts).
-  const source = selected.find((p) => p.meter)?.meter;
-  const metered = source !== undefined;
-  let off: string | undefined;
-  if (!metered) off = 'no billing probe selected';
-  else if (!options.billing) off = 'turned off (--no-billing, or "billing": false in the config file)';
-  else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
-  if (metered && off && selected.every((p) => p.meter)) throw billingCannotRun(off);
-  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
-  const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
-  const billing: BillingPlan = source && off === undefined ? await source.find(log, options.baseUrl) : { off: off ?? 'no billing probe selected' };
-  if ('off' in billing && metered) {
-    plan.probes = plan.probes.filter((p) => !p.meter);
-    if (plan.probes.length === 0) throw billingCannotRun(billing.off);
-  }
-  return { listing, plan, billing };
-}
-
-const billingCannotRun = (why: string) =>
-  new CannotTestError(`the billing probes cannot run: ${why}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
-
 /** --dry-run: GET /models, the plan and its cost; nothing is sent but those GETs and the balance routes'. */
 export async function planAudit(options: AuditOptions, probes: readonly ProbeDefinition[]): Promise<PlanSummary> {
   const { client, log } = openSession(options);
@@ -203,26 +147,7 @@ export async function planAudit(options: AuditOptions, probes: readonly ProbeDef
     const { plan: fullPlan, billing } = await discover(log, options, probes);
     // The plan of this shard, as the run would audit it.
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
-    const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
-    const areas = [...new Set(modelProbes.map((p) => p.area))];
-    const perArea = areas.map((area) => {
-      const subset = modelProbes.filter((p) => p.area === area);
-      return { area, probes: subset.length, ...costOfProbes(subset, options.samples) };
-    });
-    const targetProbes = plan.probes.filter((p) => p.scope === 'target');
-    const endpoint = { probes: targetProbes.length, ...costOfProbes(targetProbes, options.samples) };
-    const own = costOfProbes(modelProbes, options.samples);
-    // The smoke call sends no limit; its one-word answer counts as 2 tokens.
-    const perModel = { requests: own.requests + 1, maxTokens: own.maxTokens + 2 };
-    const called = plan.models.filter((m) => m.call).length;
-    const total = {
-      requests: 1 + endpoint.requests + called * perModel.requests,
-      maxTokens: endpoint.maxTokens + called * perModel.maxTokens,
-    };
-    // Room for reasoning goes only to models whose smoke call shows it, at most ROOM_CAP a request: counted
-    // on every request but the smoke call (those sent as written, the limit and billing probes', included).
-    const roomPerModel = own.requests * ROOM_CAP;
-    const reasoningRoom = { perRequest: ROOM_CAP, perModel: roomPerModel, total: called * roomPerModel };
+    const { perArea, endpoint, perModel, total, reasoningRoom } = costOfPlan(plan, options.samples);
     return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total, billing: billingNote(billing), reasoningRoom };
   } finally {
     await client.close();
@@ -549,17 +474,6 @@ export async function runAudit(
     timer?.clear();
     await client.close();
   }
-}
-
-/**
- * One shard of the plan: the models at positions i-1, i-1+n, … of the plan's order, so the split is
- * deterministic for a given model list. Endpoint probes run in shard 1 only.
- */
-export function shardPlan(plan: Plan, shard: { index: number; count: number }): Plan {
-  return {
-    models: plan.models.filter((_, k) => k % shard.count === shard.index - 1),
-    probes: shard.index === 1 ? plan.probes : plan.probes.filter((p) => p.scope !== 'target'),
-  };
 }
 
 /** What every cell of a run shares: the call log, the loop's lateness, the model list and the meter. */
