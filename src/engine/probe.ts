@@ -194,7 +194,7 @@ export interface ProbeDefinition {
   /**
    * `alone`: after every other probe of the run, one model at a time, with nothing else in flight: for a
    * measurement any other call would disturb (the balance read around each billed call: billing/).
-   * Model scope only.
+   * Model scope only. The model's smoke answer is let go by then: such a probe does not read ctx.control().
    */
   schedule?: 'alone';
   /**
