@@ -41,4 +41,4 @@ export async function findMeter(log: MeterLine, baseUrl: string): Promise<MeterS
 }
 
 /** The gateways' balance routes, as a probe that reads the balance declares them (`ProbeDefinition.meter`). */
-export const BALANCE_ROUTES: MeterSource = { find: findMeter };
+export const BALANCE_ROUTES: MeterSource = { where: "a gateway that shows the key's balance (new-api, one-api, OpenRouter, LiteLLM)", find: findMeter };

@@ -5,7 +5,7 @@ import type { Report } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
 import type { CallLog } from './calls.js';
 import type { Exchange } from './exchange.js';
-import type { MeterSearch } from './meter.js';
+import type { MeterSearch, MeterSource } from './meter.js';
 import { makePlan, selectProbes, type ListedModel, type Plan } from './plan.js';
 import type { ProbeDefinition } from './probe.js';
 import { isObject } from '../wire/json.js';
@@ -46,19 +46,19 @@ export async function discover(
   if (!source) off = 'no billing probe selected';
   else if (!options.billing) off = 'turned off (--no-billing, or "billing": false in the config file)';
   else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
-  if (source && off && selected.every((p) => p.meter)) throw billingCannotRun(off);
+  if (source && off && selected.every((p) => p.meter)) throw billingCannotRun(off, source);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
   const billing: BillingPlan = off === undefined && source ? await source.find(log, options.baseUrl) : { off: off ?? 'no billing probe selected' };
   if ('off' in billing && source) {
     plan.probes = plan.probes.filter((p) => !p.meter);
-    if (plan.probes.length === 0) throw billingCannotRun(billing.off);
+    if (plan.probes.length === 0) throw billingCannotRun(billing.off, source);
   }
   return { listing, plan, billing };
 }
 
-export const billingCannotRun = (why: string) =>
-  new CannotTestError(`the billing probes cannot run: ${why}`, 'quota deduction is audited only through a gateway that shows the key\'s balance (new-api, one-api, OpenRouter, LiteLLM)');
+export const billingCannotRun = (why: string, source: MeterSource) =>
+  new CannotTestError(`the billing probes cannot run: ${why}`, `quota deduction is audited only through ${source.where}`);
 
 const STANDARD_KEYS = new Set(['id', 'object', 'created', 'owned_by']);
 

@@ -34,5 +34,7 @@ export interface MeterLine {
 
 /** Where a probe that reads the balance finds it: searched once a run, before the plan (GETs only, nothing billed). */
 export interface MeterSource {
+  /** Which servers show a balance it can read, for the advice when none does ("a gateway that shows …"). */
+  where: string;
   find(line: MeterLine, baseUrl: string): Promise<MeterSearch>;
 }
