@@ -96,7 +96,7 @@ export const METERED_SET = defineShared<MeteredSet>({
   summary: (set) => ({ billing: billingView(set) }),
   async make(ctx: ProbeContext): Promise<MeteredSet> {
     const m = ctx.meter;
-    if (!m) throw new Error('the billing set is made only in the billing phase, with a meter');
+    if (!m) throw new Error('the billing set is made only by a probe that declares a meter, once a balance route answered');
     const set: MeteredSet = { meter: { kind: m.kind, route: m.route, unit: m.unit, step: m.step }, calls: [], windowMs: CALIBRATION_MS };
     const start = await quiet(m);
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
