@@ -1,18 +1,17 @@
-import type { CallLog } from '../engine/calls.js';
-import { METERS, readMeter, routeOf, type Meter } from './meter.js';
+import type { Meter, MeterLine, MeterSearch, MeterSource } from '../engine/meter.js';
+import { METERS, readMeter, routeOf } from './meter.js';
+
+export type { MeterSearch } from '../engine/meter.js';
 
 /** The probe name balance reads carry in the trace. */
 export const METER_PROBE = 'billing.meter';
-
-/** What the search for a balance route found: the meter, or each route tried and why it is not one. */
-export type MeterSearch = { meter: Meter } | { off: string };
 
 /**
  * Tries the known balance routes (GETs only, nothing billed) side by side, and keeps the first in their
  * order that answers 200 with its shape: one round trip before the audit starts, not four. Run once,
  * before the plan is priced, so --dry-run says whether billing will be audited.
  */
-export async function findMeter(log: CallLog, baseUrl: string): Promise<MeterSearch> {
+export async function findMeter(log: MeterLine, baseUrl: string): Promise<MeterSearch> {
   const basePath = new URL(baseUrl).pathname.replace(/\/+$/, '');
   const tried: string[] = [];
   const answers = await Promise.all(METERS.map((kind) => log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined)));
@@ -40,3 +39,6 @@ export async function findMeter(log: CallLog, baseUrl: string): Promise<MeterSea
   }
   return { off: `no balance route answered (${tried.join('; ')})` };
 }
+
+/** The gateways' balance routes, as a probe that reads the balance declares them (`ProbeDefinition.meter`). */
+export const BALANCE_ROUTES: MeterSource = { where: "a gateway that shows the key's balance (new-api, one-api, OpenRouter, LiteLLM)", find: findMeter };

@@ -1,6 +1,8 @@
 import type { HttpRequest } from '../http/client.js';
 import type { Exchange } from '../engine/exchange.js';
 
+export type { Meter, Reading } from '../engine/meter.js';
+
 /**
  * Where a gateway shows what the calling key has spent. Each reader turns one answer into a single
  * number that only grows as calls are billed ("used"), in the gateway's own unit. Only that number is
@@ -73,26 +75,11 @@ export const METERS: readonly MeterKind[] = [
   },
 ];
 
-/** One read of the meter: the amount used so far, or why there is none, and the call that read it. */
-export type Reading = { used: number; callId: string } | { failed: string; callId: string };
-
 /** What one meter's answer says: the amount used, or why it is not an answer of this meter. */
 export function readMeter(kind: MeterKind, x: Exchange): number | string {
   if (x.status !== 200) return x.status === undefined ? `no answer (${x.transport?.message ?? x.cause ?? 'no response'})` : `HTTP ${x.status}`;
   if (x.json === undefined) return 'not JSON';
   return kind.read(x.json);
-}
-
-/** How the run reads the balance, once a meter answered. */
-export interface Meter {
-  kind: MeterKind['kind'];
-  /** The route, for people: `GET /api/usage/token` (below the origin) or `GET /v1/key`. */
-  route: string;
-  unit: string;
-  step: number;
-  read(): Promise<Reading>;
-  /** Waits this long, or less if the run is being stopped. */
-  wait(ms: number): Promise<void>;
 }
 
 /** The route as a person would type it after the host. */

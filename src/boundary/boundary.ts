@@ -1,7 +1,7 @@
 import type { CallRecord, ModelEntry, ProbeResult, Report } from '../results/model.js';
 import { ENDPOINT } from '../results/endpoint.js';
 import { createRedactor, redactJoined, type Redact, type Redactor, type RedactorOptions, type RefusedSecret, type Secret } from './secrets.js';
-import { clip, showControls } from './text.js';
+import { clip, showControls } from '../text.js';
 import { setOwn } from '../own.js';
 
 /**

@@ -122,9 +122,9 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     }
     say(`reports: ${written.written.map(displayPath).join(', ')}\n`);
     err(keptText(written));
-    // Billing probes named in --probes and left out of the run: said here too, not only in the reports.
+    // Probes that read the balance (billing) named in --probes and left out of the run: said here too, not only in the reports.
     const billing = report.billing;
-    if (billing && 'off' in billing && options.probes.length > 0 && PROBES.some((p) => p.area === 'billing' && matchAny(p.id, options.probes))) {
+    if (billing && 'off' in billing && options.probes.length > 0 && PROBES.some((p) => p.meter && matchAny(p.id, options.probes))) {
       say(`note: the billing probes were left out: ${oneLine(billing.off)}\n`);
     }
     // Annotations go to stdout, where the runner reads workflow commands, unless stdout carries the JSON.

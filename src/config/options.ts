@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
+import type { ResolvedOptions } from '../engine/options.js';
 import { described } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';
 
@@ -36,34 +37,7 @@ export const AuditFlags = z.object({
 });
 export type AuditFlags = z.infer<typeof AuditFlags>;
 
-export interface ResolvedOptions {
-  baseUrl: string;
-  apiKey: string | undefined;
-  apiKeyEnv: string;
-  headers: Record<string, string>;
-  models: string[];
-  probes: string[];
-  out: string;
-  concurrency: number;
-  timeoutMs: number;
-  allowUnlisted: boolean;
-  strict: boolean;
-  requireAuth: boolean;
-  samples: number;
-  retries: number;
-  rpm: number | undefined;
-  maxDurationMs: number | undefined;
-  baseline: string | undefined;
-  updateBaseline: boolean;
-  shard: { index: number; count: number } | undefined;
-  /** Audit quota deduction when a balance route answers (the billing probes). */
-  billing: boolean;
-  dryRun: boolean;
-  json: boolean;
-  quiet: boolean;
-  /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers, credentials inside other header values. */
-  secrets: Secret[];
-}
+export type { ResolvedOptions } from '../engine/options.js';
 
 export { DEFAULT_CONFIG } from './defaults.js';
 

@@ -5,7 +5,7 @@ import type { CallRecord } from '../results/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
 import { errorIn2xx } from '../wire/completion.js';
-import { clip } from '../boundary/text.js';
+import { clip } from '../text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from './recorded-call.js';
 import { Slots, type HeldSlot } from './slots.js';

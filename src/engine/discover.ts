@@ -1,18 +1,64 @@
 import { CAUSES } from '../results/causes.js';
-import type { TransportFailure } from '../http/client.js';
+import { MODEL_LIST_MAX_BYTES, type TransportFailure } from '../http/client.js';
+import type { ResolvedOptions } from './options.js';
+import type { Report } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
+import type { CallLog } from './calls.js';
 import type { Exchange } from './exchange.js';
+import type { MeterSearch, MeterSource } from './meter.js';
+import { makePlan, selectProbes, type ListedModel, type Plan } from './plan.js';
+import type { ProbeDefinition } from './probe.js';
 import { isObject } from '../wire/json.js';
 import { MAX_JSON_DEPTH, valueDepthOver } from '../wire/json-depth.js';
 import { setOwn } from '../own.js';
 import { describeFailure, ourCut } from './verdicts.js';
 
-export interface ListedModel {
-  id: string;
-  ownedBy: string | undefined;
-  /** Keys beyond the standard four, kept for declared-vs-observed (supported_parameters, max_model_len, …). */
-  declared: Record<string, unknown> | undefined;
+export type { ListedModel } from './plan.js';
+
+/** Whether the billing probes run: through which meter, or why not. */
+export type BillingPlan = MeterSearch;
+
+/** The billing plan as the report says it: the balance route read (never its answer), or why none is. */
+export const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kind: b.meter.kind, route: b.meter.route, unit: b.meter.unit } : { off: b.off });
+
+/** What discovery reads of a run's options; `expectedModels`: the models a baseline expects (engine/run.ts AuditOptions). */
+export type DiscoverOptions = Pick<ResolvedOptions, 'baseUrl' | 'probes' | 'models' | 'allowUnlisted' | 'billing' | 'shard'> & {
+  expectedModels?: ReadonlySet<string> | undefined;
+};
+
+/**
+ * GET /models and the plan it allows: the first thing every run does. When probes that read the balance
+ * are selected (the billing probes: `ProbeDefinition.meter`), the balance routes they declare are tried
+ * too (GETs, nothing billed), once GET /models has answered with a list: a key it refused, or a base URL
+ * that serves no API, is sent nowhere else. Without a route that answers, or with --no-billing or --shard,
+ * those probes leave the plan and the report says why. An unknown probe in --probes, or billing probes
+ * alone with billing turned off, is an error before anything is sent.
+ */
+export async function discover(
+  log: CallLog,
+  options: DiscoverOptions,
+  probes: readonly ProbeDefinition[],
+): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
+  const selected = selectProbes(probes, options.probes);
+  // The balance is looked for where the first probe that reads it says (they all read the same: billing/find.ts).
+  const source = selected.find((p) => p.meter)?.meter;
+  let off: string | undefined;
+  if (!source) off = 'no billing probe selected';
+  else if (!options.billing) off = 'turned off (--no-billing, or "billing": false in the config file)';
+  else if (options.shard) off = 'not run with --shard: shards run side by side on one key, and each would bill into the readings of the others';
+  if (source && off && selected.every((p) => p.meter)) throw billingCannotRun(off, source);
+  const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
+  const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
+  const billing: BillingPlan = off === undefined && source ? await source.find(log, options.baseUrl) : { off: off ?? 'no billing probe selected' };
+  if ('off' in billing && source) {
+    plan.probes = plan.probes.filter((p) => !p.meter);
+    if (plan.probes.length === 0) throw billingCannotRun(billing.off, source);
+  }
+  return { listing, plan, billing };
 }
+
+export const billingCannotRun = (why: string, source: MeterSource) =>
+  new CannotTestError(`the billing probes cannot run: ${why}`, `quota deduction is audited only through ${source.where}`);
 
 const STANDARD_KEYS = new Set(['id', 'object', 'created', 'owned_by']);
 

@@ -2,8 +2,15 @@ import type { ProbeDefinition } from './probe.js';
 import { ENDPOINT } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
 import { isGlob, matchAny } from '../glob.js';
-import type { ListedModel } from './discover.js';
 import { clip } from '../text.js';
+
+/** A GET /models entry as the plan reads it (engine/discover.ts readModelList). */
+export interface ListedModel {
+  id: string;
+  ownedBy: string | undefined;
+  /** Keys beyond the standard four, kept for declared-vs-observed (supported_parameters, max_model_len, …). */
+  declared: Record<string, unknown> | undefined;
+}
 
 /**
  * Listed models a "no match" hint names, each cut to HINT_ID_CHARS: the hint is read in a terminal, and the
@@ -134,4 +141,15 @@ export function makePlan(
     throw new CannotTestError(`--models names ${names}, which GET /models does not list: no model to test`, closestHint(unknown, listed));
   }
   throw new CannotTestError(`no listed model matches --models ${options.models.join(' ')}`, listedHint(listed));
+}
+
+/**
+ * One shard of the plan: the models at positions i-1, i-1+n, … of the plan's order, so the split is
+ * deterministic for a given model list. Endpoint probes run in shard 1 only.
+ */
+export function shardPlan(plan: Plan, shard: { index: number; count: number }): Plan {
+  return {
+    models: plan.models.filter((_, k) => k % shard.count === shard.index - 1),
+    probes: shard.index === 1 ? plan.probes : plan.probes.filter((p) => p.scope !== 'target'),
+  };
 }

@@ -1,7 +1,7 @@
 import type { HttpRequest } from '../http/client.js';
-import type { Cause, Finding, ProbeKind, Verdict } from '../results/model.js';
+import type { Cause, Finding, ModelEntry, ProbeKind, Verdict } from '../results/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
-import type { Meter } from '../billing/meter.js';
+import type { Meter, MeterSource } from './meter.js';
 import type { HeldSlot } from './slots.js';
 
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
@@ -37,7 +37,15 @@ export interface SharedExchange<T> {
   key: string;
   cost: BaseCost;
   make(ctx: ProbeContext): Promise<T>;
+  /**
+   * What the model's row in the report keeps of it once made, beside the cells: the metered set's
+   * deductions (billing/set.ts). Not asked when making it failed.
+   */
+  summary?(value: T): RowSummary;
 }
+
+/** The part of a model's row a shared exchange may fill. */
+export type RowSummary = Pick<ModelEntry, 'billing'>;
 
 export function defineShared<T>(s: SharedExchange<T>): SharedExchange<T> {
   return Object.freeze(s);
@@ -140,8 +148,8 @@ export interface ProbeContext {
   /** The GET /models exchange of discovery. */
   listing(): Exchange;
   /**
-   * The calling key's balance, for the billing probes only: they run after every other probe, one model
-   * at a time, with nothing else in flight, and only when a balance route answered (billing/meter.ts).
+   * The calling key's balance, for a probe that declares where to find it (`ProbeDefinition.meter`), and
+   * only when a balance route answered (billing/find.ts).
    */
   readonly meter?: Meter;
   /**
@@ -183,6 +191,18 @@ export interface ProbeDefinition {
   tier?: 'default' | 'extended';
   /** `model`: once per model (default). `target`: once per endpoint (auth, malformed input, /models). */
   scope?: 'model' | 'target';
+  /**
+   * `alone`: after every other probe of the run, one model at a time, with nothing else in flight: for a
+   * measurement any other call would disturb (the balance read around each billed call: billing/).
+   * Model scope only. The model's smoke answer is let go by then: such a probe does not read ctx.control().
+   */
+  schedule?: 'alone';
+  /**
+   * Reads the calling key's balance (`ctx.meter`), found through this source (billing/find.ts) once a run,
+   * before the plan. With no balance route that answers, or billing turned off, or --shard, the probe
+   * leaves the plan and report.billing says why.
+   */
+  meter?: MeterSource;
   /** The normative sentence the probe checks. */
   requirement: string;
   /** The verdicts this probe can give besides `error`; the oracle test finds each in some profile. */
@@ -202,5 +222,6 @@ export function defineProbe(def: ProbeDefinition): ProbeDefinition {
   const allowed = def.kind === 'capability' ? CAPABILITY : CONFORMANCE;
   const stray = def.verdicts.filter((v) => !allowed.includes(v));
   if (stray.length > 0) throw new Error(`probe "${def.id}" (${def.kind}) cannot give ${stray.join(', ')}`);
+  if (def.schedule === 'alone' && def.scope === 'target') throw new Error(`probe "${def.id}" runs once per endpoint: it cannot be scheduled alone per model`);
   return Object.freeze({ scope: 'model', ...def, cost: Object.freeze({ ...def.cost }) });
 }

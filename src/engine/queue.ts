@@ -1,6 +1,6 @@
 /**
  * Tasks by priority, highest first, and in order of arrival within a priority: the scheduler's ready
- * probes, ranked by the length of their chain of requests (engine/run.ts). Priorities are few (a probe
+ * probes, ranked by the length of their chain of requests (engine/schedule.ts). Priorities are few (a probe
  * sends at most a dozen requests in a row), so each has its own first-in-first-out list.
  */
 export class ReadyQueue<T> {

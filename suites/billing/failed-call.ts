@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { BALANCE_ROUTES } from '../../src/billing/find.js';
 import { judgeFailedCall, METERED_SET } from '../support/billing.js';
 
 export default defineProbe({
@@ -8,6 +9,9 @@ export default defineProbe({
   requirement: 'A refused request costs nothing: the balance does not move for a 4xx.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  // Read around each billed call, the balance must move for nothing else: after every other probe, alone.
+  schedule: 'alone',
+  meter: BALANCE_ROUTES,
   async run(ctx) {
     return judgeFailedCall(await ctx.shared(METERED_SET));
   },

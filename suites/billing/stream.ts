@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { BALANCE_ROUTES } from '../../src/billing/find.js';
 import { judgeStreamBilling, METERED_SET } from '../support/billing.js';
 
 export default defineProbe({
@@ -8,6 +9,9 @@ export default defineProbe({
   requirement: 'A streamed request is billed as the same request unstreamed, as far as their reported usage allows.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  // Read around each billed call, the balance must move for nothing else: after every other probe, alone.
+  schedule: 'alone',
+  meter: BALANCE_ROUTES,
   async run(ctx) {
     return judgeStreamBilling(await ctx.shared(METERED_SET));
   },

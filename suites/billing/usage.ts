@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { BALANCE_ROUTES } from '../../src/billing/find.js';
 import { judgeFollowsUsage, METERED_SET } from '../support/billing.js';
 
 export default defineProbe({
@@ -9,6 +10,9 @@ export default defineProbe({
     'Deductions follow the reported usage (a fee per call plus prices per prompt and completion token), not the limit asked for: a call that used fewer tokens never costs more.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [METERED_SET] },
+  // Read around each billed call, the balance must move for nothing else: after every other probe, alone.
+  schedule: 'alone',
+  meter: BALANCE_ROUTES,
   async run(ctx) {
     return judgeFollowsUsage(await ctx.shared(METERED_SET));
   },

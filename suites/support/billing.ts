@@ -2,7 +2,7 @@ import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type Prob
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/results/model.js';
-import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
+import { billingView, METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import type { Meter } from '../../src/billing/meter.js';
 import { countingPrompt } from './prompts.js';
 import { readChoices } from '../../src/wire/completion.js';
@@ -86,15 +86,17 @@ const CALLS: readonly { label: MeteredLabel; body: ChatBody; stream?: true }[] =
 ];
 
 /**
- * The set, sent serially with the balance read before and after each call. Only ever made in the billing
- * phase, when nothing else is in flight (engine/run.ts).
+ * The set, sent serially with the balance read before and after each call. Only ever made by the billing
+ * probes, which run alone, when nothing else is in flight (`schedule: 'alone'`, engine/schedule.ts).
  */
 export const METERED_SET = defineShared<MeteredSet>({
   key: METERED_KEY,
   cost: { requests: CALLS.length, maxTokens: BILLING_LIMITS.plain * 2 + BILLING_LIMITS.short + BILLING_LIMITS.failed },
+  // The model's row keeps the set's numbers (report.json models[].billing, the matrix's billing table).
+  summary: (set) => ({ billing: billingView(set) }),
   async make(ctx: ProbeContext): Promise<MeteredSet> {
     const m = ctx.meter;
-    if (!m) throw new Error('the billing set is made only in the billing phase, with a meter');
+    if (!m) throw new Error('the billing set is made only by a probe that declares a meter, once a balance route answered');
     const set: MeteredSet = { meter: { kind: m.kind, route: m.route, unit: m.unit, step: m.step }, calls: [], windowMs: CALIBRATION_MS };
     const start = await quiet(m);
     if ('problem' in start) return { ...set, unmeasurable: start.problem };

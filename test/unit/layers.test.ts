@@ -69,38 +69,7 @@ interface Exception {
   toRemove: string;
 }
 
-const EXCEPTIONS: readonly Exception[] = [
-  {
-    from: 'src/engine/run.ts',
-    to: 'src/config/options.ts',
-    why: 'runAudit takes the CLI\'s resolved options whole',
-    toRemove: 'the engine declares the options it reads, and config maps onto them',
-  },
-  {
-    from: 'src/engine/run.ts',
-    to: 'src/billing/find.ts',
-    why: 'the scheduler searches for a gateway\'s balance route itself, before the plan is priced',
-    toRemove: 'billing declares its own phase as a probe area; the scheduler runs whatever a probe declares',
-  },
-  {
-    from: 'src/engine/run.ts',
-    to: 'src/billing/meter.ts',
-    why: 'the scheduler hands the meter it found to the billing probes',
-    toRemove: 'the same move: billing declares its own phase',
-  },
-  {
-    from: 'src/engine/run.ts',
-    to: 'src/billing/set.ts',
-    why: 'the scheduler sends the metered set of calls itself',
-    toRemove: 'the same move: billing declares its own phase',
-  },
-  {
-    from: 'src/engine/probe.ts',
-    to: 'src/billing/meter.ts',
-    why: 'ProbeContext has a `meter` field typed by billing',
-    toRemove: 'the same move; the context carries what a declared phase hands its probes, typed by the engine',
-  },
-];
+const EXCEPTIONS: readonly Exception[] = [];
 
 type Edge = { from: string; to: string };
 

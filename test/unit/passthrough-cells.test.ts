@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { clip } from '../../src/boundary/text.js';
+import { clip } from '../../src/text.js';
 import { MAX_FINDINGS, MAX_MESSAGE, MAX_OBSERVED, probeInfo, result } from '../../src/engine/cell-result.js';
 import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { CASE_BY_ID } from '../../src/passthrough/cases.js';

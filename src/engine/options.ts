@@ -1,0 +1,34 @@
+import type { Secret } from '../boundary/secrets.js';
+
+/**
+ * The options of a run, resolved: what the engine, the pipeline and the reports read. config/options.ts
+ * makes them from the flags, the config file and the environment; a program may make them itself.
+ */
+export interface ResolvedOptions {
+  baseUrl: string;
+  apiKey: string | undefined;
+  apiKeyEnv: string;
+  headers: Record<string, string>;
+  models: string[];
+  probes: string[];
+  out: string;
+  concurrency: number;
+  timeoutMs: number;
+  allowUnlisted: boolean;
+  strict: boolean;
+  requireAuth: boolean;
+  samples: number;
+  retries: number;
+  rpm: number | undefined;
+  maxDurationMs: number | undefined;
+  baseline: string | undefined;
+  updateBaseline: boolean;
+  shard: { index: number; count: number } | undefined;
+  /** Audit quota deduction when a balance route answers (the billing probes). */
+  billing: boolean;
+  dryRun: boolean;
+  json: boolean;
+  quiet: boolean;
+  /** Secrets to redact besides the key: credentials in the URL, values of secret-looking headers, credentials inside other header values. */
+  secrets: Secret[];
+}
