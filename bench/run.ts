@@ -107,7 +107,7 @@ async function benchAudit(): Promise<Row[]> {
   const spread = measures.map((x) => `${ratio(x).toFixed(2)}×`).join(', ');
   const baseline = 'its requests replayed by bare undici, same concurrency, a pool per run as a run has';
   return [
-    { name: `full audit, default profile (${m.calls} calls, ${m.connections} connections; bundled; the median of ${AUDIT_PROCESSES} processes, each the median of ${m.runs} runs: ${spread})`, baseline, oursMs: m.oursMs, baselineMs: m.baselineMs, goal: 1.3 },
+    { name: `full audit, default profile (${m.calls} calls, ${m.connections} connections; bundled; the median of ${AUDIT_PROCESSES} processes, each the median of ${m.runs} runs: ${spread})`, baseline, oursMs: m.oursMs, baselineMs: m.baselineMs, goal: 1.5 },
     { name: 'the same audit, each call recorded in exchanges.har and record.jsonl.gz as the CLI records it (no goal of its own)', baseline, oursMs: m.recordedMs, baselineMs: m.baselineMs },
   ];
 }

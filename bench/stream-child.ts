@@ -3,12 +3,9 @@
  * (CallLog.stream: the SSE reader, the assembler, the capped record), and prints its peak RSS and what it
  * judged, as one JSON line.
  */
-import { sizeHeapForMemory } from '../src/cli/heap.js';
 import { CallLog } from '../src/engine/calls.js';
 import { HttpClient } from '../src/http/client.js';
 
-// As the CLI runs.
-sizeHeapForMemory();
 const [base] = process.argv.slice(2);
 const client = new HttpClient({ baseUrl: base!, apiKey: undefined, headers: {}, timeoutMs: 600_000 });
 const log = new CallLog(client, undefined);

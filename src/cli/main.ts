@@ -3,7 +3,6 @@
 // it alone, and a command's own code is imported when it runs (bench/run.ts measures the start-up against
 // `node -e 0`).
 import { VERSION } from '../version.js';
-import { sizeHeapForMemory } from './heap.js';
 import { AUDIT_FLAGS, type CommandName } from './commands.js';
 import { readCommandLine } from './command-line.js';
 import { EXIT } from '../results/exit.js';
@@ -51,7 +50,6 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return EXIT.ok;
   }
-  sizeHeapForMemory();
   // Until a command knows its own secrets (and guards its output with them), every line it prints is
   // cleaned of the ones known now: a key pasted where a path, a URL or a positional belongs must not be
   // printed back by an error about it.

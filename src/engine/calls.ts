@@ -13,9 +13,8 @@ import { Slots, type HeldSlot } from './slots.js';
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS = new Set(['retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model']);
 const KEPT_HEADER_PREFIXES = ['x-ratelimit-', 'x-litellm-', 'x-openrouter-'];
-/** Whether the trace keeps a header (names are lower-case): a set lookup, and a prefix only for x-. */
-export const keptHeader = (name: string): boolean =>
-  KEPT_HEADERS.has(name) || (name.startsWith('x-') && KEPT_HEADER_PREFIXES.some((p) => name.startsWith(p)));
+/** Whether the trace keeps a header (names are lower-case). */
+export const keptHeader = (name: string): boolean => KEPT_HEADERS.has(name) || KEPT_HEADER_PREFIXES.some((p) => name.startsWith(p));
 
 /** The longest wait a Retry-After may ask for; a longer one ends the retries at once. */
 export const MAX_RETRY_WAIT_MS = 30_000;
@@ -74,22 +73,6 @@ export function nextSlot(now: number, free: number, rpm: number): { waitMs: numb
   return { waitMs: at - now, next: at + 60_000 / rpm };
 }
 
-/**
- * The time now as an ISO 8601 string, as Date#toISOString() writes it, with the date part worked out
- * once a day rather than for every call (toISOString was a tenth of a call's bookkeeping).
- */
-let isoDay = { start: 0, end: 0, prefix: '' };
-export function isoNow(now = Date.now()): string {
-  if (now < isoDay.start || now >= isoDay.end) {
-    const start = now - (now % 86_400_000);
-    isoDay = { start, end: start + 86_400_000, prefix: new Date(start).toISOString().slice(0, 11) };
-  }
-  const ms = now - isoDay.start;
-  const two = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-  const milli = ms % 1000;
-  return `${isoDay.prefix}${two(Math.floor(ms / 3_600_000))}:${two(Math.floor(ms / 60_000) % 60)}:${two(Math.floor(ms / 1000) % 60)}.${milli < 10 ? `00${milli}` : milli < 100 ? `0${milli}` : milli}Z`;
-}
-
 /** Who asked for a call: the probe (the trace's `probe`), its model, and the shared exchange it was sent for. */
 export interface CallAsk {
   probe: string;
@@ -144,9 +127,12 @@ export interface CallClock {
 }
 
 export const WALL_CLOCK: CallClock = {
-  sentAt: () => isoNow(),
+  sentAt: () => new Date().toISOString(),
   answeredAt: () => Date.now(),
-  wait: (ms, signal) => (ms > 0 ? sleep(ms, undefined, signal ? { signal } : undefined) : signal?.aborted ? Promise.reject(signal.reason) : Promise.resolve()),
+  async wait(ms, signal) {
+    if (ms > 0) await sleep(ms, undefined, { signal });
+    else signal?.throwIfAborted();
+  },
 };
 
 /** A wait as the record knows it: a retry's by the call it retries; the others numbered in the order they begin. */
@@ -213,10 +199,9 @@ export class CallLog {
    * slot, and wait for nothing else that needs one (a shared exchange another probe is sending), or it
    * waits forever.
    */
-  sequence<T>(fn: (slot: HeldSlot) => Promise<T>): Promise<T> {
+  async sequence<T>(fn: (slot: HeldSlot) => Promise<T>): Promise<T> {
     const slot: HeldSlot = { held: true };
-    if (!this.slots) return fn(slot);
-    return this.slots.run(() => fn(slot));
+    return this.slots ? this.slots.run(() => fn(slot)) : fn(slot);
   }
 
   /**
@@ -255,54 +240,50 @@ export class CallLog {
   }
 
   /** Waits `ms` by the log's clock, ending early (resolved) when the run stops: a balance read's settling. */
-  wait(ms: number): Promise<void> {
-    return this.clock.wait(ms, this.signal, 'settle').catch(() => undefined);
+  async wait(ms: number): Promise<void> {
+    try {
+      await this.clock.wait(ms, this.signal, 'settle');
+    } catch {
+      // The run stopped: the wait is over.
+    }
   }
 
   /**
-   * One attempt, and after a rate limit (or a 503 naming a time) a wait and the next; `attempts`: the ids
-   * so far. A call with a free slot (or a held one) is one promise from here to its answer: the slot, the
-   * exchange, its record and the retry are worked out in the one callback, not each in a promise of its own
-   * (a fast call feels every promise hop of its way through the layers).
+   * One call: an attempt in a request slot (the one `slot` holds, or one waited for), and after a rate
+   * limit (or a 503 naming a time) a wait without a slot and the next attempt. `attempts`: the ids so far.
    */
-  private call(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
+  private async call(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[] = []): Promise<Exchange> {
     const slots = slot?.held ? undefined : this.slots;
-    if (!slots || slots.tryTake()) return this.attempt(req, ask, stream, slot, attempts, slots);
-    return new Promise<Exchange>((resolve) => slots.take(() => resolve(this.attempt(req, ask, stream, slot, attempts, slots))));
+    // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
+    const { x, record, wall } = slots ? await slots.run(() => this.attempt(req, ask, stream, attempts)) : await this.attempt(req, ask, stream, attempts);
+    const delay = this.placeAttempt(attempts, x, record, wall);
+    if (!delay) return x;
+    record.waitMs = delay.waitMs;
+    try {
+      await this.clock.wait(delay.waitMs, this.signal, `retry ${x.callId}`);
+    } catch {
+      // Stopped while waiting: the retries were cut short, so this answer is not the last attempt's.
+      this.cut.add(x.callId);
+      return x;
+    }
+    return this.call(req, ask, stream, slot, attempts);
   }
 
   /**
-   * One attempt, its slot taken (`slots`: the slots it releases once answered; none for a held slot).
-   * Numbered when it is sent; a stream is read as it arrives (StreamSink): parsed and judged without being held.
+   * One attempt, its slot held: its turn under --rpm, then numbered and sent. A stream is read as it
+   * arrives (StreamSink): parsed and judged without being held.
    */
-  private attempt(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[], slots: Slots | undefined): Promise<Exchange> {
-    const send = (): Promise<Exchange> => {
-      const tag = this.tag(req, ask, attempts);
-      const id = tag.id;
-      const at = this.clock.sentAt(id);
-      const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
-      const teed = sink && this.recorder ? this.recorder.tee(sink) : sink;
-      const sent = this.signal?.aborted ? Promise.resolve(notSent(this.signal.reason)) : this.client.send(teed ? { ...req, sink: teed } : req, tag);
-      return sent.then(
-        (res) => {
-          // The slot is freed once the answer is recorded (the next call waiting for it is sent then).
-          let settled: Settled;
-          if (res.transport && this.signal?.aborted) this.cut.add(id);
-          try {
-            settled = this.settle(req, tag, stream, at, res, sink);
-            this.recorder?.add(tag, req, res, teed, at, settled.wall);
-          } finally {
-            slots?.release();
-          }
-          return this.retried(req, ask, stream, slot, attempts, settled);
-        },
-        (err: unknown) => {
-          slots?.release();
-          throw err;
-        },
-      );
-    };
-    return this.policy.rpm ? this.pace().then(send) : send();
+  private async attempt(req: HttpRequest, ask: CallAsk, stream: boolean, attempts: readonly string[]): Promise<Settled> {
+    await this.pace();
+    const tag = this.tag(req, ask, attempts);
+    const at = this.clock.sentAt(tag.id);
+    const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
+    const teed = sink && this.recorder ? this.recorder.tee(sink) : sink;
+    const res = this.signal?.aborted ? notSent(this.signal.reason) : await this.client.send(teed ? { ...req, sink: teed } : req, tag);
+    if (res.transport && this.signal?.aborted) this.cut.add(tag.id);
+    const settled = this.settle(req, tag, stream, at, res, sink);
+    this.recorder?.add(tag, req, res, teed, at, settled.wall);
+    return settled;
   }
 
   /** The attempt's id and who asked for it: numbered as it is sent, unless the transport names it. */
@@ -312,41 +293,37 @@ export class CallLog {
     return { ...named, id };
   }
 
-  /** The attempt's place among the call's attempts, and the next attempt after a wait if it was rate limited. */
-  private retried(req: HttpRequest, ask: CallAsk, stream: boolean, slot: HeldSlot | undefined, attempts: string[], { x, record, wall }: Settled): Exchange | Promise<Exchange> {
+  /**
+   * The attempt's place among the call's attempts (its record and exchange name the first), and the wait
+   * before the next attempt if it was rate limited and may be retried.
+   */
+  private placeAttempt(attempts: string[], x: Exchange, record: CallRecord, wall: number): { waitMs: number } | undefined {
     const attempt = attempts.length;
     attempts.push(x.callId);
     if (attempt > 0) {
       record.retryOf = attempts[0]!;
       record.attempt = attempt;
+      x.attempts = [...attempts];
     }
-    // A first attempt's exchange already holds its own id alone; a retry's gets every id so far (a copy).
-    if (attempt > 0) x.attempts = [...attempts];
     const delay = attempt < this.policy.retries ? retryDelay(x, attempt, wall) : undefined;
-    if (!delay) return x;
-    if ('stop' in delay) {
+    if (delay && 'stop' in delay) {
       record.error = `${record.error ?? ''}; not retried: ${delay.stop}`;
-      return x;
+      return undefined;
     }
-    record.waitMs = delay.waitMs;
-    return this.clock.wait(delay.waitMs, this.signal, `retry ${x.callId}`).then(
-      () => this.call(req, ask, stream, slot, attempts),
-      () => {
-        // Stopped while waiting: the retries were cut short, so this answer is not the last attempt's.
-        this.cut.add(x.callId);
-        return x;
-      },
-    );
+    return delay;
   }
 
-  /** Waits for the next slot under --rpm. */
+  /** Waits for the call's turn under --rpm; a stop ends the wait (the call is then not sent). */
   private async pace(): Promise<void> {
     if (!this.policy.rpm) return;
-    const now = Date.now();
-    const slot = nextSlot(now, this.nextSlot, this.policy.rpm);
-    this.nextSlot = slot.next;
+    const turn = nextSlot(Date.now(), this.nextSlot, this.policy.rpm);
+    this.nextSlot = turn.next;
     // Every call waits its turn by the clock, at once or not: a replay takes each turn where the run did.
-    await this.clock.wait(slot.waitMs, this.signal, 'rpm').catch(() => undefined);
+    try {
+      await this.clock.wait(turn.waitMs, this.signal, 'rpm');
+    } catch {
+      // The run stopped.
+    }
   }
 
   /** The exchange a call's answer makes, and its trace record. */

@@ -117,8 +117,7 @@ export class StreamSink implements BodySink {
     },
     onText: (t) => this.keepText(t),
   });
-  private parts: string[] = [];
-  private kept = 0;
+  private kept = '';
   /** Characters of text read in all, kept or not. */
   private seen = 0;
   eventCount = 0;
@@ -154,16 +153,12 @@ export class StreamSink implements BodySink {
 
   private keepText(t: string): void {
     this.seen += t.length;
-    if (this.kept >= this.keep) return;
-    const piece = t.length > this.keep - this.kept ? t.slice(0, this.keep - this.kept) : t;
-    this.parts.push(piece);
-    this.kept += piece.length;
+    if (this.kept.length < this.keep) this.kept += t.slice(0, this.keep - this.kept.length);
   }
 
   /** The body's text as recorded: all of it, or its first `keep` characters. */
   get text(): string {
-    if (this.parts.length > 1) this.parts = [this.parts.join('')];
-    return this.parts[0] ?? '';
+    return this.kept;
   }
 
   /** What the record leaves out, as our cut; undefined when it holds the whole body. */
@@ -275,7 +270,6 @@ export function toExchange(callId: string, req: HttpRequest, raw: HttpResponse, 
     errorShape,
     cause,
   };
-  // Set apart, not spread into the literal: a spread makes V8 add every later field one by one.
   if (unparsed) x.unparsed = unparsed;
   if (res.encoding) x.encoding = res.encoding;
   return x;
@@ -292,16 +286,8 @@ export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResp
   // A stream that stalled or broke after a 2xx is still read: what arrived is evidence of how it failed.
   // An SSE body under another content type is read too, as the OpenAI SDK reads it.
   const streamed = base.status !== undefined && base.status >= 200 && base.status < 300;
-  // The exchange made a stream exchange where it stands, fields added in one order, rather than copied
-  // whole into a new object (a thirty-field copy for every stream).
-  const x = base as StreamExchange;
   if (!streamed || !(isEventStream || looksLikeSse(base.text))) {
-    x.isEventStream = isEventStream;
-    x.sse = undefined;
-    x.assembled = undefined;
-    x.ttftMs = undefined;
-    x.gapsMs = [];
-    return x;
+    return { ...base, isEventStream, sse: undefined, assembled: undefined, ttftMs: undefined, gapsMs: [] };
   }
   let facts: SseFacts;
   let assembled: AssembledStream;
@@ -328,24 +314,23 @@ export function toStreamExchange(callId: string, req: HttpRequest, raw: HttpResp
   for (let i = 1; i < assembled.contentTimes.length; i++) {
     gapsMs.push(round(assembled.contentTimes[i]! - assembled.contentTimes[i - 1]!));
   }
-  x.json = undefined;
-  x.parseError = undefined;
-  // Read to its end as it came: a record kept in part is no cut of what was judged.
-  if (sunk) x.truncated = false;
-  x.requestId ??= assembled.ids[0];
-  x.usage = assembled.usage.at(-1);
-  x.isEventStream = isEventStream;
-  x.sse = { eventCount, facts };
-  x.assembled = assembled;
-  x.ttftMs = assembled.firstContentAt;
-  x.gapsMs = gapsMs;
+  // Decoded whole once it ended: when each part came is not known.
+  if (res.encoding) base.cuts.push(`the stream came ${res.encoding}-encoded: chatprobe decoded it whole once it ended, so when each part arrived is not known`);
+  const x: StreamExchange = {
+    ...base,
+    json: undefined,
+    parseError: undefined,
+    // Read to its end as it came: a record kept in part is no cut of what was judged.
+    truncated: sunk ? false : base.truncated,
+    requestId: base.requestId ?? assembled.ids[0],
+    usage: assembled.usage.at(-1),
+    isEventStream,
+    sse: { eventCount, facts },
+    assembled,
+    ttftMs: res.encoding ? undefined : assembled.firstContentAt,
+    gapsMs: res.encoding ? [] : gapsMs,
+  };
   if (res.leftOpen) x.leftOpen = true;
-  if (res.encoding) {
-    // Decoded whole once it ended: when each part came is not known.
-    x.ttftMs = undefined;
-    x.gapsMs = [];
-    base.cuts.push(`the stream came ${res.encoding}-encoded: chatprobe decoded it whole once it ended, so when each part arrived is not known`);
-  }
   return x;
 }
 

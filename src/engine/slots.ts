@@ -10,8 +10,8 @@ export interface HeldSlot {
 /** At most `size` holders at once, the others served in the order they asked. */
 export class Slots {
   private active = 0;
-  private readonly waiting: ((() => void) | undefined)[] = [];
-  private head = 0;
+  /** Those waiting for a slot, first come first served: each is handed one by release(). */
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly size: number) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`slots: a size of at least 1, not ${size}`);
@@ -24,12 +24,13 @@ export class Slots {
 
   /** Waiting for a slot. */
   get pendingCount(): number {
-    return this.waiting.length - this.head;
+    return this.waiting.length;
   }
 
   /** Runs `fn` holding a slot, and frees it when `fn` settles, whether it resolves or throws. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (!this.tryTake()) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.active < this.size) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await fn();
     } finally {
@@ -37,35 +38,10 @@ export class Slots {
     }
   }
 
-  /** Takes a free slot, if there is one (the holder must release() it). */
-  tryTake(): boolean {
-    if (this.active >= this.size) return false;
-    this.active++;
-    return true;
-  }
-
-  /**
-   * Calls `holder` once a slot is its, in the order asked: at once if one is free, else from the
-   * release() that frees one. `holder` must not throw (it runs inside another holder's release), and must
-   * release() the slot when done with it.
-   */
-  take(holder: () => void): void {
-    if (this.tryTake()) holder();
-    else this.waiting.push(holder);
-  }
-
-  /** Frees a slot taken by tryTake() or take(): it goes straight to the first waiter, if there is one. */
-  release(): void {
-    if (this.head === this.waiting.length) {
-      this.active--;
-      return;
-    }
-    const next = this.waiting[this.head]!;
-    this.waiting[this.head++] = undefined;
-    if (this.head === this.waiting.length) {
-      this.waiting.length = 0;
-      this.head = 0;
-    }
-    next();
+  /** Frees a slot: it goes straight to the first waiter, if there is one. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
   }
 }

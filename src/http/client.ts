@@ -275,11 +275,8 @@ export class HttpClient {
   private readonly originPath: string;
   /** The calls in flight, aborted together when the run's signal fires. */
   private readonly live = new Set<InFlight>();
-  /** The Authorization header the key makes, written once (not a new string for every request). */
-  private readonly bearer: string;
   /** The key as recorded: its variable's name. */
   private readonly keyShown: string;
-  private readonly hasHeaders: boolean;
 
   constructor(private readonly options: HttpClientOptions) {
     this.base = options.baseUrl.replace(/\/+$/, '');
@@ -288,9 +285,7 @@ export class HttpClient {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.originPath = originOf(this.basePath);
-    this.bearer = `Bearer ${options.apiKey ?? ''}`;
     this.keyShown = `$${options.keyVar ?? 'OPENAI_API_KEY'}`;
-    this.hasHeaders = Object.keys(options.headers).length > 0;
     // Redirects are not followed: undici's request() has no redirect interceptor unless one is composed in.
     // Keep-alive, one request at a time per connection (pipelining 1; 0 would close each after its answer),
     // in a pool bounded per origin: a run opens about as many connections as it has requests in flight.
@@ -311,12 +306,11 @@ export class HttpClient {
    * header the key fills is named by the variable it comes from, never holds it (the body is not built).
    */
   prepare(req: HttpRequest, withKey: boolean): { headers: Record<string, string>; payload: string | undefined } {
-    // Spread (own properties, a header named __proto__ included) only when there is something to add.
-    const headers: Record<string, string> =
-      this.hasHeaders || req.headers ? { accept: ACCEPT, ...this.options.headers, ...req.headers } : { accept: ACCEPT };
+    // Spread: own properties, a header named __proto__ included.
+    const headers: Record<string, string> = { accept: ACCEPT, ...this.options.headers, ...req.headers };
     const auth = req.auth ?? 'default';
     if (auth === 'default') {
-      if (this.options.apiKey) headers.authorization = withKey ? this.bearer : `Bearer ${this.keyShown}`;
+      if (this.options.apiKey) headers.authorization = `Bearer ${withKey ? this.options.apiKey : this.keyShown}`;
     } else if (auth === 'raw-key') {
       if (this.options.apiKey) headers.authorization = withKey ? this.options.apiKey : this.keyShown;
     } else if (auth !== 'none') {
@@ -332,48 +326,38 @@ export class HttpClient {
   /**
    * Sends one request. A kept-alive connection the server closed while idle fails the next request on it
    * before any byte of answer (a race no client can avoid); that request is sent once more on a new
-   * connection, and the response says so.
+   * connection, and the response says so. A body JSON cannot carry (a BigInt) rejects the call.
    */
-  send(req: HttpRequest): Promise<HttpResponse> {
-    // Started inside the promise: a body JSON cannot carry (a BigInt) rejects the call, it does not throw.
-    // One promise a call: the resend is decided in the answer's callback, not in a promise of its own.
-    return new Promise((resolve, reject) => {
-      this.sendOnce(req, (first) => {
-        if (!closedUnanswered(first) || this.options.signal?.aborted) return resolve(first);
-        // Out of undici's callback that answered, as a promise's reaction would be.
-        queueMicrotask(() => {
-          try {
-            this.sendOnce(req, (again) => resolve({ ...again, resent: first.transport!.message }));
-          } catch (err) {
-            reject(err);
-          }
-        });
-      });
-    });
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const first = await this.sendOnce(req);
+    if (!closedUnanswered(first) || this.options.signal?.aborted) return first;
+    return { ...(await this.sendOnce(req)), resent: first.transport!.message };
   }
 
-  /** Sends one request; `answer` is called once, with its response. Throws if the body cannot be built. */
-  private sendOnce(req: HttpRequest, answer: (res: HttpResponse) => void): void {
+  /** Sends one request and resolves with its response, whatever happened on the wire. */
+  private sendOnce(req: HttpRequest): Promise<HttpResponse> {
     const timeoutMs = req.timeoutMs ?? this.options.timeoutMs;
     const { headers, payload } = this.prepare(req, true);
-    const call = new InFlight(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, answer);
-    if (this.options.signal?.aborted) return call.abort(new RunStopped(stopFailure(this.options.signal.reason)));
-    try {
-      this.dispatcher.dispatch(
-        {
-          origin: this.origin,
-          path: (req.fromOrigin ? this.originPath : this.basePath) + req.path,
-          method: req.method,
-          headers,
-          body: payload,
-          headersTimeout: timeoutMs,
-          bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
-        },
-        call,
-      );
-    } catch (err) {
-      call.onResponseError(undefined, err as Error);
-    }
+    return new Promise((resolve) => {
+      const call = new InFlight(req.maxBodyBytes ?? this.options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, req.sink, payload, timeoutMs, this.live, resolve);
+      if (this.options.signal?.aborted) return call.abort(new RunStopped(stopFailure(this.options.signal.reason)));
+      try {
+        this.dispatcher.dispatch(
+          {
+            origin: this.origin,
+            path: (req.fromOrigin ? this.originPath : this.basePath) + req.path,
+            method: req.method,
+            headers,
+            body: payload,
+            headersTimeout: timeoutMs,
+            bodyTimeout: this.options.idleTimeoutMs ?? timeoutMs,
+          },
+          call,
+        );
+      } catch (err) {
+        call.onResponseError(undefined, err as Error);
+      }
+    });
   }
 
   async close(): Promise<void> {
@@ -389,24 +373,13 @@ function closedUnanswered(res: HttpResponse): boolean {
 
 /** One value per header (undici's names are lower-case already; a repeated header's values joined). */
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  let flat = true;
-  for (const name in raw) if (typeof raw[name] !== 'string') flat = false;
-  if (flat) return raw as Record<string, string>;
   const out: Record<string, string> = {};
-  for (const name in raw) {
-    const value = raw[name];
-    if (value === undefined) continue;
-    const flat = typeof value === 'string' ? value : value.join(', ');
-    setOwn(out, name, flat);
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) setOwn(out, name, typeof value === 'string' ? value : value.join(', '));
   }
   return out;
 }
 
 export function bodyText(chunks: readonly BodyChunk[]): string {
-  // Most answers come in one read: decoded where they lie, not copied into a new buffer first.
-  if (chunks.length === 1) {
-    const { bytes } = chunks[0]!;
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  }
   return Buffer.concat(chunks.map((c) => c.bytes)).toString('utf8');
 }

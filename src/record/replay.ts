@@ -3,7 +3,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { pipeline } from 'node:stream';
 import { constants, createGunzip, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { CannotTestError } from '../errors.js';
-import { isoNow, waitKey, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
+import { waitKey, type CallClock, type CallTag, type Transport } from '../engine/calls.js';
 import { TICK_MS, type LagSource } from '../engine/lag.js';
 import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSeams } from '../engine/run.js';
 import type { ProbeDefinition } from '../engine/probe.js';
@@ -258,7 +258,7 @@ export class Replay implements Transport {
   }
 
   readonly clock: CallClock = {
-    sentAt: (id) => this.byId.get(id)?.line.at ?? isoNow(),
+    sentAt: (id) => this.byId.get(id)?.line.at ?? new Date().toISOString(),
     answeredAt: (id) => this.byId.get(id)?.line.wall ?? Date.now(),
     wait: (_ms, signal, what) =>
       new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoNow, keptHeader } from '../../src/engine/calls.js';
+import { keptHeader } from '../../src/engine/calls.js';
 import { LoopLag, TICK_MS } from '../../src/engine/lag.js';
 import { Slots } from '../../src/engine/slots.js';
 
@@ -52,34 +52,8 @@ describe('Slots', () => {
     expect(slots.activeCount).toBe(0);
   });
 
-  it('hands a freed slot to the holder that asked first with take(), and a slot is taken or not with tryTake()', () => {
-    const slots = new Slots(1);
-    const order: string[] = [];
-    expect(slots.tryTake()).toBe(true);
-    expect(slots.tryTake()).toBe(false);
-    slots.take(() => order.push('a'));
-    slots.take(() => order.push('b'));
-    expect([order, slots.activeCount, slots.pendingCount]).toEqual([[], 1, 2]);
-    slots.release();
-    expect(order).toEqual(['a']);
-    expect([slots.activeCount, slots.pendingCount]).toEqual([1, 1]);
-    slots.release();
-    expect(order).toEqual(['a', 'b']);
-    slots.release();
-    expect([slots.activeCount, slots.pendingCount]).toEqual([0, 0]);
-    slots.take(() => order.push('c'));
-    expect([order, slots.activeCount]).toEqual([['a', 'b', 'c'], 1]);
-  });
-
   it('refuses a size below one', () => {
     expect(() => new Slots(0)).toThrow(RangeError);
-  });
-});
-
-describe('isoNow', () => {
-  it('writes what Date#toISOString writes, across hours, days, years and milliseconds', () => {
-    const times = [0, 1, 999, 1000, 59_999, 3_599_999, 86_399_999, 86_400_000, Date.UTC(2024, 1, 29, 23, 59, 59, 7), Date.UTC(2026, 10, 23, 21, 5, 9, 42), Date.UTC(2099, 11, 31, 23, 59, 59, 999)];
-    for (const t of [...times, ...times.reverse()]) expect(isoNow(t)).toBe(new Date(t).toISOString());
   });
 });
 
