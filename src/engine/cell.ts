@@ -144,14 +144,10 @@ class CellContext implements ProbeContext, CallObserver {
     return this.row.caller.stream(body, this.p.id, this.sharedKey === undefined ? opts : { ...opts, shared: this.sharedKey }, this);
   }
 
-  send(req: HttpRequest): Promise<Exchange> {
-    if (this.sendsNothing) return Promise.reject(new NothingSent());
-    try {
-      assertLimited(req, this.p.id);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    return this.run.log.send(req, this.p.id, this.model, undefined, this.sharedKey).then((x) => this.track(x));
+  async send(req: HttpRequest): Promise<Exchange> {
+    if (this.sendsNothing) throw new NothingSent();
+    assertLimited(req, this.p.id);
+    return this.track(await this.run.log.send(req, this.p.id, this.model, undefined, this.sharedKey));
   }
 
   control(): Exchange {
@@ -191,10 +187,13 @@ class CellContext implements ProbeContext, CallObserver {
       // the report is made: every probe that reads it awaits it first.
       if (s.summary) value.then((v) => Object.assign(this.row.entry, s.summary!(v)), () => undefined);
     }
-    const { calls } = entry;
-    return (entry.value as Promise<T>).then((value) => {
-      for (const id of calls) this.evidence.push(id);
-      return value;
-    });
+    return this.evidenceOf(entry as { value: Promise<T>; calls: string[] });
+  }
+
+  /** A shared exchange's value, its calls made this cell's evidence once it is there. */
+  private async evidenceOf<T>(entry: { value: Promise<T>; calls: string[] }): Promise<T> {
+    const value = await entry.value;
+    for (const id of entry.calls) this.evidence.push(id);
+    return value;
   }
 }

@@ -203,15 +203,15 @@ export class RunRecord implements RunRecorder {
     return {
       sentAt: (id) => base.sentAt(id),
       answeredAt: (id) => base.answeredAt(id),
-      wait: (ms, signal, what) => {
+      wait: async (ms, signal, what) => {
         const key = waitKey(what, this.waits);
-        return base.wait(ms, signal, what).then(
-          () => this.line({ waited: key, after: this.answered }),
-          (err: unknown) => {
-            this.line({ waited: key, after: this.answered, stopped: true });
-            throw err;
-          },
-        );
+        try {
+          await base.wait(ms, signal, what);
+        } catch (err) {
+          this.line({ waited: key, after: this.answered, stopped: true });
+          throw err;
+        }
+        this.line({ waited: key, after: this.answered });
       },
     };
   }
