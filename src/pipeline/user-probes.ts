@@ -20,6 +20,8 @@ import { PROBES } from '../../suites/index.js';
 const MODULE = new Set(['.mjs', '.js', '.cjs']);
 const TYPESCRIPT = new Set(['.ts', '.mts', '.cts']);
 
+const ID_HINT = "an id is area.feature[.aspect] (lowercase letters, digits and _), starting with its area (e.g. acme.safe_mode), and a probe's verdicts are those of its kind";
+
 /** The kinds of file a probe file may be, for messages. */
 const KINDS = 'a .mjs module whose default export is a defineProbe (or a list of them), or a declarative .json probe';
 
@@ -67,6 +69,8 @@ function notLoaded(file: string, e: unknown): CannotTestError {
   if (ext === '.js' && error instanceof SyntaxError && /import statement outside a module|Unexpected token 'export'/.test(message)) {
     return new CannotTestError(`probe file ${file} is read as CommonJS, so its import and export statements are not understood`, 'name it .mjs (a .js file is an ES module only under a package.json with "type": "module")');
   }
+  // defineProbe's own complaints, thrown as the file defines its probes.
+  if (/^probe (id )?"/.test(message)) return new CannotTestError(`probe file ${file} could not be loaded: ${message}`, ID_HINT);
   return new CannotTestError(`probe file ${file} could not be loaded: ${message}`, `a probe file is ${KINDS}`);
 }
 
@@ -83,7 +87,7 @@ function probesOf(file: string, exported: unknown): ProbeDefinition[] {
     try {
       return defineProbe({ ...(p as ProbeDefinition) });
     } catch (e) {
-      throw new CannotTestError(`probe file ${file}: ${oneLine((e as Error).message)}`, 'an id is area.feature[.aspect] (lowercase letters, digits and _), starting with its area, e.g. acme.safe_mode');
+      throw new CannotTestError(`probe file ${file}: ${oneLine((e as Error).message)}`, ID_HINT);
     }
   });
 }
