@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { extname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseProbeFile } from '../config/probe-file.js';
+import { parseProbeFile, PROBE_SCHEMA_URL } from '../config/probe-file.js';
 import { defineProbe, type ProbeDefinition } from '../engine/probe.js';
 import { CannotTestError } from '../errors.js';
 import { oneLine } from '../text.js';
@@ -131,7 +131,7 @@ async function loadFile(file: string, cwd: string): Promise<ProbeDefinition[]> {
     try {
       raw = JSON.parse(text);
     } catch {
-      throw new CannotTestError(`invalid probe file ${file}: not JSON${notJson(text)}`);
+      throw new CannotTestError(`invalid probe file ${file}: not JSON${notJson(text)}`, `a .json probe file is a declarative probe: ${PROBE_SCHEMA_URL}`);
     }
     return [declarativeProbe(parseProbeFile(raw, file))];
   }
