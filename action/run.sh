@@ -73,7 +73,7 @@ args=("--base-url=$INPUT_BASE_URL" "--out=$out")
 [ -n "${INPUT_RPM:-}" ] && args+=("--rpm=$INPUT_RPM")
 [ -n "${INPUT_MAX_DURATION:-}" ] && args+=("--max-duration=$INPUT_MAX_DURATION")
 [ -n "${INPUT_CONCURRENCY:-}" ] && args+=("--concurrency=$INPUT_CONCURRENCY")
-# Multi-line inputs: one header, or one argument, a line; blank lines and the lines' outer spaces dropped.
+# Multi-line inputs: one header, one probe file, or one argument, a line; blank lines and the lines' outer spaces dropped.
 lines() {
   local line
   while IFS= read -r line || [ -n "$line" ]; do
@@ -84,6 +84,7 @@ lines() {
   done <<<"$1"
 }
 while IFS= read -r -d '' h; do args+=("--header=$h"); done < <(lines "${INPUT_HEADER:-}")
+while IFS= read -r -d '' p; do args+=("--probe-file=$p"); done < <(lines "${INPUT_PROBE_FILE:-}")
 while IFS= read -r -d '' a; do args+=("$a"); done < <(lines "${INPUT_ARGS:-}")
 
 # How chatprobe is run: a published version through npx, else the action's own checkout, built once.

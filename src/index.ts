@@ -20,6 +20,7 @@ export { CannotTestError } from './errors.js';
 
 // Probes: chatprobe's own, and what writing one takes.
 export { PROBES } from '../suites/index.js';
+export { loadProbeFiles } from './pipeline/user-probes.js';
 export { defineProbe, type ProbeDefinition, type ProbeContext, type ProbeVerdict, type ProbeCost, type ChatBody, type ChatOptions, type Area } from './engine/probe.js';
 export { honoured, ignored, accepted, inconclusive, conformance, fail, warn, note, refusal, unjudgeable, unreadable } from './engine/verdicts.js';
 export type { Exchange, StreamExchange } from './engine/exchange.js';

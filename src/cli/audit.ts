@@ -13,12 +13,13 @@ import { oneLine } from '../text.js';
 import { matchAny } from '../glob.js';
 import { painter, progressLine, renderConsole, RowProgress } from '../report/writers/console.js';
 import { EVERY_PROBE } from '../results/view.js';
-import { PROBES } from '../../suites/index.js';
 import { EXIT } from '../results/exit.js';
 import { CannotTestError } from '../errors.js';
 import { ownVocabulary } from '../report/vocabulary.js';
 import { cannotTest, command, displayPath, err, FINISHING, guardSecrets, harSaved, interruptible, keptText, out, progress, terminalColumns } from './output.js';
 import { renderPlan } from './plan.js';
+import type { ProbeDefinition } from '../engine/probe.js';
+import { withProbeFiles } from '../pipeline/user-probes.js';
 
 /** Beyond this many models, a run is worth a warning before it starts spending. */
 const LARGE_RUN_MODELS = 500;
@@ -52,11 +53,18 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     if (!options.quiet) err(text);
   };
   const tty = Boolean(process.stderr.isTTY);
+  // The user's probe files, loaded before anything is sent: a probe that cannot run stops the run here.
+  let probes: readonly ProbeDefinition[];
+  try {
+    probes = await withProbeFiles(options.probeFiles);
+  } catch (e) {
+    return cannotTest(e);
+  }
   if (!options.apiKey && !source) say(`note: $${options.apiKeyEnv} is ${env[options.apiKeyEnv] === undefined ? 'not set' : 'empty'}: requests carry no Authorization header\n`);
   // Before the signal handlers: a dry run writes nothing, so a signal may stop it as it stops any program.
   if (options.dryRun) {
     try {
-      const summary = await plan(options, PROBES);
+      const summary = await plan(options, probes);
       out(options.json ? `${JSON.stringify(boundary.clean(summary), null, 2)}\n` : renderPlan(summary));
       return EXIT.ok;
     } catch (e) {
@@ -108,7 +116,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   };
   try {
     const github = env.GITHUB_ACTIONS === 'true' && env.GITHUB_STEP_SUMMARY ? env.GITHUB_STEP_SUMMARY : undefined;
-    const how: AuditWith = { probes: PROBES, signal: interrupt.signal, boundary, ...(github ? { githubSummary: github } : {}) };
+    const how: AuditWith = { probes, signal: interrupt.signal, boundary, ...(github ? { githubSummary: github } : {}) };
     const result = source ? await source.start(sinks, how) : await audit(options, sinks, how);
     har = undefined;
     if (tty && !options.quiet) progress('');
@@ -124,7 +132,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
     err(keptText(written));
     // Probes that read the balance (billing) named in --probes and left out of the run: said here too, not only in the reports.
     const billing = report.billing;
-    if (billing && 'off' in billing && options.probes.length > 0 && PROBES.some((p) => p.meter && matchAny(p.id, options.probes))) {
+    if (billing && 'off' in billing && options.probes.length > 0 && probes.some((p) => p.meter && matchAny(p.id, options.probes))) {
       say(`note: the billing probes were left out: ${oneLine(billing.off)}\n`);
     }
     // Annotations go to stdout, where the runner reads workflow commands, unless stdout carries the JSON.

@@ -9,7 +9,7 @@ import { optionsOf, type Flag, type FlagRow, type Positional } from './flags.js'
 export const AUDIT_FLAGS = auditFlags as readonly FlagRow[];
 
 /** The audit flags passthrough shares. */
-const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
+const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
 
 export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'judge' | 'probes' | 'upstream' | 'passthrough';
 
@@ -63,7 +63,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'doctor',
     describe: 'Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream',
     options: {
-      ...optionsOf(AUDIT_FLAGS, ['probes', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing']),
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing']),
       json: { type: 'boolean', describe: "Print each model's checks as JSON instead of the list" },
       config: config('Config file'),
     },
@@ -105,6 +105,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {
       out: { type: 'string', describe: 'Folder for the reports (default: judged/ inside the run\'s folder)' },
       baseline: { type: 'string', describe: 'Judge the cells against this baseline' },
+      'probe-file': { type: 'string', many: true, describe: 'The probe files the run was given (--probe-file): a record holds their calls, not the probes' },
       json: { type: 'boolean', default: false, describe: 'Print the report JSON on stdout instead of the matrix' },
       quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors, what the record could not answer, and the cells judged otherwise' },
     },
@@ -136,7 +137,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   {
     name: 'probes',
     describe: 'List every probe: id, kind, cost, requirement',
-    options: { json: { type: 'boolean', default: false, describe: 'Print JSON' } },
+    options: {
+      json: { type: 'boolean', default: false, describe: 'Print JSON' },
+      'probe-file': { type: 'string', many: true, describe: 'List the probes of these files too, checked as an audit loads them' },
+    },
   },
 ];
 

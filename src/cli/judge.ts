@@ -17,7 +17,7 @@ const LISTED = 50;
  * report the run wrote. Exits as the judged run would, or 2 when a cell asked for a request the record
  * does not hold (its cell is then no judgement of the endpoint).
  */
-export async function judgeCommand(runDir: string, flags: { out?: string; baseline?: string; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
+export async function judgeCommand(runDir: string, flags: { out?: string; baseline?: string; probeFiles: string[]; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
   let recorded: Recorded;
   try {
     recorded = await readRecorded(runDir);
@@ -29,7 +29,9 @@ export async function judgeCommand(runDir: string, flags: { out?: string; baseli
   };
   if (!recorded.recording.end) say('note: the record has no end (the run was killed before it finished): calls after its last line are not in it\n');
   let judged: JudgedAgain | undefined;
-  const code = await auditWith({ ...recorded.options, out: flags.out ?? join(recorded.dir, JUDGED_FOLDER), baseline: flags.baseline, json: flags.json, quiet: flags.quiet }, env, {
+  // The run's own probe files are not in its record: the probes are code, named again with --probe-file.
+  const options = { ...recorded.options, probeFiles: flags.probeFiles, out: flags.out ?? join(recorded.dir, JUDGED_FOLDER), baseline: flags.baseline, json: flags.json, quiet: flags.quiet };
+  const code = await auditWith(options, env, {
     doing: 'judging again, from its record,',
     start: async (sinks, how) => (judged = await judgeRecord(recorded, flags, sinks, how)),
   });

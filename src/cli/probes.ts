@@ -1,12 +1,20 @@
-import { costOfProbes, resolveCost } from '../engine/probe.js';
+import { costOfProbes, resolveCost, type ProbeDefinition } from '../engine/probe.js';
 import { PROBES } from '../../suites/index.js';
-import { out } from './output.js';
+import { withProbeFiles } from '../pipeline/user-probes.js';
+import { cannotTest, out } from './output.js';
 
 /** Costs are shown at the default --samples. */
 const SAMPLES = 4;
 
-export function probesCommand(json: boolean): number {
-  const rows = PROBES.map((p) => ({
+/** `chatprobe probes`: every probe, chatprobe's own then those of the --probe-file files, loaded as an audit loads them. */
+export async function probesCommand(json: boolean, probeFiles: readonly string[]): Promise<number> {
+  let all: readonly ProbeDefinition[];
+  try {
+    all = await withProbeFiles(probeFiles);
+  } catch (e) {
+    return cannotTest(e);
+  }
+  const rows = all.map((p) => ({
     id: p.id,
     area: p.area,
     kind: p.kind,
@@ -27,14 +35,14 @@ export function probesCommand(json: boolean): number {
     const tier = r.tier === 'extended' ? '(extended tier) ' : '';
     out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${tier}${r.requirement}\n`);
   }
-  const chosen = PROBES.filter((p) => p.tier !== 'extended');
+  const chosen = all.filter((p) => p.tier !== 'extended');
   const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
   // What naming them adds to the default selection: shared exchanges both read are paid once.
-  const all = costOfProbes(PROBES.filter((p) => p.scope !== 'target'), SAMPLES);
-  const extended = { requests: all.requests - model.requests };
-  const endpoint = costOfProbes(PROBES.filter((p) => p.scope === 'target'), SAMPLES);
+  const every = costOfProbes(all.filter((p) => p.scope !== 'target'), SAMPLES);
+  const extended = { requests: every.requests - model.requests };
+  const endpoint = costOfProbes(all.filter((p) => p.scope === 'target'), SAMPLES);
   out(
-    `\n${rows.length} probes. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
+    `\n${rows.length} probes${all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : ''}. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
       `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
   );
   return 0;

@@ -18,6 +18,7 @@ export const AuditFlags = z.object({
   concurrency: z.number().int().min(1).max(64).default(4).describe('Requests in flight at once'),
   timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds (an uncapped smoke call that runs past it is retried with a limit)'),
   header: z.array(z.string()).default([]).describe('Extra request header "K: V" (repeatable), for gateways that route by header'),
+  probeFile: z.array(z.string()).default([]).describe('A file of your own probes (repeatable): a .mjs module whose default export is a defineProbe or a list of them, or a declarative .json probe; they run beside chatprobe\'s own'),
   allowUnlisted: z.boolean().default(false).describe('Call models named with --models even when GET /models does not list them'),
   strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
   requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
@@ -54,6 +55,7 @@ export const ConfigFile = AuditFlags.partial()
     models: listOrText(AuditFlags.shape.models.description, 'one string of ids or globs separated by commas or spaces'),
     probes: listOrText(AuditFlags.shape.probes.description, 'one string of ids or globs separated by commas or spaces'),
     header: listOrText(AuditFlags.shape.header.description, 'one string: one header'),
+    probeFile: listOrText(AuditFlags.shape.probeFile.description, 'one string: one file (a path relative to the working directory, as every path here)'),
     // An editor's schema hint (schema/config.schema.json, shipped in the package) is allowed, and ignored.
     $schema: z.string().optional().describe('The JSON Schema of this file, for editors: ignored by chatprobe'),
   })
@@ -95,10 +97,10 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowe
 export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`, raw)}`);
-  const { $schema: _schema, models, probes, header, ...config } = parsed.data;
+  const { $schema: _schema, models, probes, header, probeFile, ...config } = parsed.data;
   // One string is the list the flag would make of it (splitList splits models and probes further).
   const asList = (v: string | string[] | undefined) => (typeof v === 'string' ? [v] : v);
-  return { ...config, ...(models !== undefined ? { models: asList(models) } : {}), ...(probes !== undefined ? { probes: asList(probes) } : {}), ...(header !== undefined ? { header: asList(header) } : {}) };
+  return { ...config, ...(models !== undefined ? { models: asList(models) } : {}), ...(probes !== undefined ? { probes: asList(probes) } : {}), ...(header !== undefined ? { header: asList(header) } : {}), ...(probeFile !== undefined ? { probeFile: asList(probeFile) } : {}) };
 }
 
 /**
@@ -129,7 +131,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     );
   }
   // An empty path (an unset variable in a CI line or a templated config) would quietly mean "none".
-  for (const [flag, value] of [['baseline', f.baseline], ['out', f.out]] as const) {
+  for (const [flag, value] of [['baseline', f.baseline], ['out', f.out], ...f.probeFile.map((v) => ['probe-file', v] as const)] as const) {
     if (value !== undefined && value.trim() === '') throw new CannotTestError(`invalid --${flag}: empty (name a path, or leave it out)`);
   }
   const headers: Record<string, string> = {};
@@ -159,6 +161,7 @@ export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: P
     headers,
     models: splitList(f.models),
     probes: splitList(f.probes),
+    probeFiles: [...new Set(f.probeFile)],
     out: f.out,
     concurrency: f.concurrency,
     timeoutMs: Math.round(f.timeout * 1000),

@@ -11,6 +11,8 @@ export interface ResolvedOptions {
   headers: Record<string, string>;
   models: string[];
   probes: string[];
+  /** Files of the user's own probes (--probe-file), as given: pipeline/user-probes.ts loads them. */
+  probeFiles: string[];
   out: string;
   concurrency: number;
   timeoutMs: number;

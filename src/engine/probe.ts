@@ -13,7 +13,8 @@ export const SMOKE_PROMPT = 'Reply with the single word OK.';
  */
 export const SMOKE_RETRY_LIMIT = 16;
 
-export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'billing';
+/** chatprobe's own areas, or a user probe's own (a probe file's `acme`): lowercase letters and `_`, as ids begin. */
+export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'billing' | (string & {});
 
 export interface BaseCost {
   /** Requests sent at most, beyond the smoke call and the shared exchanges read. */

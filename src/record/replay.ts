@@ -128,6 +128,8 @@ export function replayOptions(recording: RunRecording): AuditOptions {
     headers: o.headers,
     models: o.models,
     probes: o.probes,
+    // A run's own probe files are not in its record: `chatprobe judge --probe-file` names them again.
+    probeFiles: [],
     out: 'reports',
     concurrency: o.concurrency,
     timeoutMs: o.timeoutMs,

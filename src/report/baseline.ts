@@ -52,7 +52,8 @@ export function loadBaseline(path: string, probes?: readonly { id: string; kind:
     const kinds = new Map(probes.map((p) => [p.id, p.kind]));
     const unknown = [...new Set(Object.values(parsed.data.cells).flatMap((cells) => Object.keys(cells)))].filter((p) => !kinds.has(p));
     if (unknown.length > 0) {
-      throw new CannotTestError(`invalid baseline ${path}: unknown probe(s) ${unknown.join(', ')}`, `valid probes: ${[...kinds.keys()].join(', ')}`);
+      // A probe of the user's own is known only when its file is given again (the baseline stores its cells, not its code).
+      throw new CannotTestError(`invalid baseline ${path}: unknown probe(s) ${unknown.join(', ')}`, `a probe of your own: pass its --probe-file again; valid probes: ${[...kinds.keys()].join(', ')}`);
     }
     // A verdict the probe cannot give never matches: every run would report a regression.
     for (const [model, cells] of Object.entries(parsed.data.cells)) {

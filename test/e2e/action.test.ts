@@ -202,6 +202,32 @@ describe('the GitHub Action (action.yml, action/run.sh)', () => {
     // Four audits: 5 s alone on 2 cores, 13 s beside other suites.
   }, 60_000);
 
+  it("runs the workspace's own probe files, one path a line, each one argument whatever it holds", async () => {
+    const job = await newJob();
+    await mkdir(join(job.workspace, 'my probes'));
+    const ask = { messages: [{ role: 'user', content: 'Reply with the single word OK.' }], max_tokens: 16 };
+    await writeFile(
+      join(job.workspace, 'my probes', 'logprobs.probe.json'),
+      JSON.stringify({ id: 'acme.logprobs', requirement: 'logprobs: true adds choices[0].logprobs.content.', request: { ...ask, logprobs: true }, control: ask, writtenBy: 'server', effect: [{ path: 'choices[0].logprobs.content', exists: true }] }),
+    );
+    await writeFile(
+      join(job.workspace, 'acme.mjs'),
+      "import { defineProbe, conformance } from 'chatprobe';\nexport default defineProbe({ id: 'acme.listed', area: 'acme', kind: 'conformance', scope: 'target', requirement: 'GET /models answered 200.', verdicts: ['pass', 'fail'], cost: { requests: 0, maxTokens: 0 }, run: async (ctx) => conformance([], 'HTTP ' + ctx.listing().status) });\n",
+    );
+    const run = await useAction(job, { 'base-url': server.url, 'api-key': KEY, models: 'ref-standard,ref-lenient', probes: 'acme.*', 'probe-file': '  my probes/logprobs.probe.json\n\nacme.mjs\n', out: 'reports' });
+    expect(run.code, run.stderr).toBe(0);
+    const report = await reportIn(job, 'reports');
+    const cells = report.results.map((r: { model: string; probe: string; verdict: string }) => `${r.model} ${r.probe} ${r.verdict}`).sort();
+    expect(cells).toEqual(['(endpoint) acme.listed pass', 'ref-lenient acme.logprobs ignored', 'ref-standard acme.logprobs honoured']);
+    expect(run.summary).toContain('acme.logprobs');
+    // A path is data: a line holding shell syntax names a file that is not there, and nothing runs.
+    const oddJob = await newJob();
+    const odd = await useAction(oddJob, { 'base-url': server.url, 'api-key': KEY, 'probe-file': 'acme.mjs; touch pwned\n' });
+    expect(odd.code).toBe(2);
+    expect(odd.stderr).toContain('cannot read probe file acme.mjs; touch pwned: no such file');
+    expect(existsSync(join(oddJob.workspace, 'pwned'))).toBe(false);
+  });
+
   it('takes the key from the job environment when the api-key input is empty, under OPENAI_API_KEY or the name api-key-env gives', async () => {
     const fromJob = await useAction(await newJob('audit', undefined, { OPENAI_API_KEY: KEY }), { 'base-url': server.url, probes: 'chat.basic' });
     expect(fromJob.code, fromJob.stderr).toBe(0);
