@@ -227,29 +227,9 @@ export const PAGE_JS = String.raw`
   R.results.forEach(function (r) { if (r.model === R.endpoint) counts[r.verdict] = (counts[r.verdict] || 0) + 1; });
 
   // ---- each model's totals ----
-  // Each cell counted once by its outcome, as the gate counts it (ignored and rejected are capabilities a
-  // model lacks: passed, unless a baseline expected better), and by its verdict's colour for the score bar.
-  // A model not probed is one result standing for each of its cells.
-  var totals = new Map();
-  models.forEach(function (m, i) {
-    totals.set(m.id, { index: i, cells: 0, passed: 0, failed: 0, skipped: 0, errored: 0, ignored: 0, rejected: 0, regressions: 0, improvements: 0,
-      tones: { good: 0, notice: 0, bad: 0, muted: 0 } });
-  });
-  function tally(t, r, n) {
-    t.cells += n;
-    t[r.outcome] += n;
-    if (r.verdict === 'ignored' || r.verdict === 'rejected') t[r.verdict] += n;
-    t.tones[R.tones[r.verdict] || 'muted'] += n;
-    if (r.comparison === 'regression') t.regressions++;
-    if (r.comparison === 'improvement') t.improvements++;
-  }
-  R.results.forEach(function (r) { var t = totals.get(r.model); if (t) tally(t, r, 1); });
-  models.forEach(function (m) { if (m.notRun) tally(totals.get(m.id), m.notRun, probes.length); });
-  // Failures first: regressions, then cells failed or errored, then cells skipped; else as listed.
-  var worst = models.slice().sort(function (a, b) {
-    var x = totals.get(a.id), y = totals.get(b.id);
-    return (y.regressions - x.regressions) || (y.failed + y.errored - x.failed - x.errored) || (y.skipped - x.skipped) || (x.index - y.index);
-  });
+  // Counted by the writer (report/summary.ts modelTotals, as the console counts them), with each model's
+  // place when they are ordered failures first.
+  var worst = models.slice().sort(function (a, b) { return a.rank - b.rank; });
   var rank = new Map(worst.map(function (m, i) { return [m.id, i]; }));
   function ordered() { return state.order === 'worst' ? worst : models; }
   var probeIndex = new Map(R.probes.map(function (p, i) { return [p.id, i]; }));
@@ -306,7 +286,7 @@ export const PAGE_JS = String.raw`
     var head = h('tr', null, [h('th', { cls: 'num', text: '#' }), h('th', { text: 'model' }), h('th', { text: 'score', title: 'the share of the model’s cells honoured, accepted or passed; the bar: green good, yellow ignored or warned, red rejected, failed or errored, grey inconclusive' })]
       .concat(COLUMNS.map(function (c) { return h('th', { cls: 'num', text: c[0], title: c[1] }); })));
     var rows = list.map(function (m) {
-      var t = totals.get(m.id);
+      var t = m.totals;
       var name = h('th', { cls: 'model-name', scope: 'row' }, [h('button', { type: 'button', cls: 'link', title: 'show this model alone in the matrix', onclick: function () { showModel(m); } }, [nameSpan(m.id)])]);
       var kids = [h('td', { cls: 'num', text: String(rank.get(m.id) + 1) }), name, h('td', null, [scoreBar(t)])];
       if (m.notRun) {
