@@ -393,6 +393,15 @@ describe.skipIf(NO_BROWSER)('report.html read at 3, 20 and 200 models, in a wind
           await page.click('#pager-next');
         }
         expect(drawn.sort()).toEqual([...ids].sort());
+
+        // A click on a model in the table shows it alone, not the models whose ids begin with its own ("m:ft-15").
+        const alone = ids.includes('m') ? 'm' : ids[0]!;
+        await page.locator(`#summary-table tr[data-model=${JSON.stringify(alone)}] button.link`).click();
+        expect(await page.locator('#matrix th.model').allTextContents()).toEqual([alone]);
+        expect(await page.locator('table.matrix.across').count()).toBe(1);
+        // The layout asked for is drawn whatever fits.
+        await page.selectOption('#layout', 'down');
+        expect(await page.locator('table.matrix.down tbody th.model').allTextContents()).toEqual([alone]);
         expect(problems).toEqual([]);
         await page.close();
         // 200 models took 12–15 s on a 2-core machine beside four other test runs.
