@@ -2,7 +2,8 @@
  * Benchmarks, reported as ratios against a baseline measured in the same run (absolute times depend on
  * the machine; ratios mostly do not), each with its goal where it has one (the README's benchmark table). Run with
  * `npm run bench`, or `npm run bench -- NAME` for one group (sse, junit, matrix, boundary, audit,
- * latency, startup, rss, stream). Nothing here is asserted: the tests never time anything.
+ * latency, startup, rss, stream, html). Nothing here is asserted: the tests time nothing but report.html's load,
+ * against a bound far above this row's goal.
  */
 import { performance } from 'node:perf_hooks';
 import { execFileSync } from 'node:child_process';
@@ -16,6 +17,7 @@ import { renderMatrix } from '../src/report/writers/markdown.js';
 import { assembleStream } from '../src/wire/stream.js';
 import { PROBES } from '../suites/index.js';
 import { benchLatency } from './latency.js';
+import { benchHtml } from './html.js';
 import { benchRss, benchStartup, benchStream, type Measured } from './memory.js';
 
 interface Row {
@@ -177,6 +179,7 @@ const benches: Record<string, () => Promise<Measured[]>> = {
   startup: benchStartup,
   rss: benchRss,
   stream: benchStream,
+  html: benchHtml,
 };
 const only = process.argv[2];
 if (only && !(only in benches)) throw new Error(`no bench "${only}": ${Object.keys(benches).join(', ')}`);

@@ -1,10 +1,71 @@
 import { costOfProbes, resolveCost, type ProbeDefinition } from '../engine/probe.js';
 import { PROBES } from '../../suites/index.js';
 import { withProbeFiles } from '../pipeline/user-probes.js';
-import { cannotTest, out } from './output.js';
+import { wrapText } from '../text.js';
+import { cannotTest, out, terminalColumns } from './output.js';
 
 /** Costs are shown at the default --samples. */
 const SAMPLES = 4;
+
+/** One probe as `chatprobe probes` lists it. */
+export interface ProbeRow {
+  id: string;
+  kind: string;
+  scope: 'model' | 'target';
+  tier: 'default' | 'extended';
+  requirement: string;
+  cost: { requests: number; shared: string[] };
+}
+
+/** Word-wrapped to `width`; a word longer than that (a field path) is cut across lines. */
+function wrap(text: string, width: number): string[] {
+  return wrapText(text, width).flatMap((l) => (l.length <= width ? [l] : Array.from({ length: Math.ceil(l.length / width) }, (_, i) => l.slice(i * width, (i + 1) * width))));
+}
+
+/** Narrower than this, the requirement gets lines of its own under each probe. */
+const REQUIREMENT_ROOM = 30;
+
+/**
+ * The probe list as text: a header, then a probe a line with its kind, scope, cost and requirement. On a
+ * terminal (`columns` given), the requirement is wrapped to its width, in a column of its own when there is
+ * room for one, else on lines of its own under each probe; piped, each probe stays on one line (what grep
+ * finds is the whole probe).
+ */
+export function renderProbeList(rows: ProbeRow[], columns?: number): string {
+  const cost = (r: ProbeRow) => `${r.cost.requests} req${r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : ''}`;
+  const requirement = (r: ProbeRow) => `${r.tier === 'extended' ? '(extended tier) ' : ''}${r.requirement}`;
+  const scope = (r: ProbeRow) => (r.scope === 'target' ? 'endpoint' : 'model');
+  const cells = rows.map((r) => [r.id, r.kind, scope(r), cost(r)]);
+  const head = ['probe', 'kind', 'scope', 'cost'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join('  ');
+  const before = widths.reduce((n, w) => n + w + 2, 0);
+  const lines: string[] = [];
+  if (columns === undefined || columns - before >= REQUIREMENT_ROOM) {
+    const room = columns === undefined ? Infinity : columns - before;
+    lines.push(`${line(head)}  requirement`);
+    rows.forEach((r, i) => {
+      const text = room === Infinity ? [requirement(r)] : wrap(requirement(r), room);
+      lines.push(`${line(cells[i]!)}  ${text[0]}`.trimEnd());
+      for (const more of text.slice(1)) lines.push(`${' '.repeat(before)}${more}`);
+    });
+  } else {
+    // Too narrow for a column: kind, scope and cost beside the id where they fit, the requirement below.
+    const width = Math.max(40, columns);
+    const meta = (c: string[]) => `${c[1]}, ${c[2]}, ${c[3]}`;
+    const idWidth = widths[0]!;
+    const beside = Math.max(...cells.map((c) => idWidth + 2 + meta(c).length)) <= width;
+    lines.push(beside ? `${'probe'.padEnd(idWidth)}  kind, scope, cost` : 'probe: kind, scope, cost');
+    lines.push('    requirement');
+    cells.forEach((c, i) => {
+      lines.push('');
+      if (beside) lines.push(`${c[0]!.padEnd(idWidth)}  ${meta(c)}`);
+      else for (const l of wrap(`${c[0]}: ${meta(c)}`, width)) lines.push(l);
+      for (const l of wrap(requirement(rows[i]!), width - 4)) lines.push(`    ${l}`);
+    });
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 /** `chatprobe probes`: every probe, chatprobe's own then those of the --probe-file files, loaded as an audit loads them. */
 export async function probesCommand(json: boolean, probeFiles: readonly string[]): Promise<number> {
@@ -14,7 +75,7 @@ export async function probesCommand(json: boolean, probeFiles: readonly string[]
   } catch (e) {
     return cannotTest(e);
   }
-  const rows = all.map((p) => ({
+  const rows: (ProbeRow & { area: string; verdicts: string[] })[] = all.map((p) => ({
     id: p.id,
     area: p.area,
     kind: p.kind,
@@ -28,22 +89,17 @@ export async function probesCommand(json: boolean, probeFiles: readonly string[]
     out(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
-  const idWidth = Math.max(...rows.map((r) => r.id.length));
-  for (const r of rows) {
-    const shared = r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : '';
-    const cost = `${r.cost.requests} req${shared}`;
-    const tier = r.tier === 'extended' ? '(extended tier) ' : '';
-    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${tier}${r.requirement}\n`);
-  }
+  const columns = terminalColumns();
+  out(renderProbeList(rows, columns));
   const chosen = all.filter((p) => p.tier !== 'extended');
   const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
   // What naming them adds to the default selection: shared exchanges both read are paid once.
   const every = costOfProbes(all.filter((p) => p.scope !== 'target'), SAMPLES);
   const extended = { requests: every.requests - model.requests };
   const endpoint = costOfProbes(all.filter((p) => p.scope === 'target'), SAMPLES);
-  out(
-    `\n${rows.length} probes${all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : ''}. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
-      `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
-  );
+  const closing =
+    `${rows.length} probes${all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : ''}. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
+    `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.`;
+  out(`\n${(columns === undefined ? [closing] : wrap(closing, Math.max(40, columns))).join('\n')}\n`);
   return 0;
 }

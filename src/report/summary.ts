@@ -1,6 +1,7 @@
 import { CAUSES } from '../results/causes.js';
-import type { Comparison, Outcome, ProbeResult, Report, Verdict } from '../results/model.js';
+import { ENDPOINT, type Comparison, type ModelEntry, type Outcome, type ProbeResult, type Report, type Verdict } from '../results/model.js';
 import { gateResults } from '../results/view.js';
+import { VERDICT_TONE, type Tone } from './style.js';
 
 export interface Summary {
   outcomes: Record<Outcome, number>;
@@ -75,4 +76,68 @@ export function describeChange(r: ProbeResult): string {
  */
 export function comparedWithBaseline(report: Report): boolean {
   return report.results.some((r) => r.comparison !== undefined) || report.models.some((m) => m.notRun?.comparison !== undefined);
+}
+
+/** One model's cells counted, for the tables of models (console, report.html). */
+export interface ModelTotals {
+  /** The model's cells; a model not probed has one result standing for each of them. */
+  cells: number;
+  /** By outcome, as the gate counts them (ignored and rejected pass, unless a baseline expected better). */
+  passed: number;
+  failed: number;
+  skipped: number;
+  errored: number;
+  /** By verdict: capabilities the model accepted and did not apply, or refused. */
+  ignored: number;
+  rejected: number;
+  regressions: number;
+  improvements: number;
+  /** By the verdict's colour: a score bar's parts. */
+  tones: Record<Tone, number>;
+}
+
+const noTotals = (): ModelTotals => ({ cells: 0, passed: 0, failed: 0, skipped: 0, errored: 0, ignored: 0, rejected: 0, regressions: 0, improvements: 0, tones: { good: 0, notice: 0, bad: 0, muted: 0 } });
+
+/**
+ * Each model's totals (every model of the report, a model the baseline expects and the server no longer
+ * lists among them): its cells counted by outcome, by the verdicts a capability table reads (ignored,
+ * rejected), against the baseline and by colour. A model not probed counts its row result once per probe,
+ * its regression once.
+ */
+export function modelTotals(report: Report): Map<string, ModelTotals> {
+  const perModel = report.probes.filter((p) => p.scope !== 'target').length;
+  const totals = new Map<string, ModelTotals>();
+  const add = (t: ModelTotals, r: Pick<ProbeResult, 'verdict' | 'outcome' | 'comparison'>, n: number) => {
+    t.cells += n;
+    t[r.outcome] += n;
+    if (r.verdict === 'ignored' || r.verdict === 'rejected') t[r.verdict] += n;
+    t.tones[VERDICT_TONE[r.verdict]] += n;
+    if (r.comparison === 'regression') t.regressions++;
+    if (r.comparison === 'improvement') t.improvements++;
+  };
+  for (const m of report.models) {
+    if (m.id === ENDPOINT) continue;
+    const t = noTotals();
+    if (m.notRun) add(t, m.notRun, perModel);
+    totals.set(m.id, t);
+  }
+  for (const r of report.results) {
+    const t = totals.get(r.model);
+    if (t) add(t, r, 1);
+  }
+  return totals;
+}
+
+/**
+ * The models failures first: the most regressions, then the most cells failed or errored, then skipped;
+ * models alike keep the order they were listed in.
+ */
+export function failuresFirst(models: readonly ModelEntry[], totals: Map<string, ModelTotals>): ModelEntry[] {
+  const of = (m: ModelEntry) => totals.get(m.id) ?? noTotals();
+  // Array.prototype.sort is stable: models alike stay as listed.
+  return [...models].sort((a, b) => {
+    const x = of(a);
+    const y = of(b);
+    return y.regressions - x.regressions || y.failed + y.errored - (x.failed + x.errored) || y.skipped - x.skipped;
+  });
 }

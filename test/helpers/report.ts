@@ -79,3 +79,28 @@ export function wideReport(models: number, probes: number): Report {
   );
   return { ...base, models: modelIds.map((id) => ({ id, listed: true })), probes: probeList, results, calls: n };
 }
+
+/**
+ * `n` model ids as gateways list them: vendor-prefixed, up to 60 characters, many alike for their first 30
+ * and more (a page or terminal that cuts them shows the same name twice), and a few short ones.
+ */
+export function gatewayIds(n: number): string[] {
+  const stems = [
+    'openai/gpt-4o-mini-2024-07-18',
+    'accounts/fireworks/models/llama-v3p1-405b-instruct',
+    'anthropic/claude-3-5-sonnet-20241022',
+    'meta-llama/Llama-3.3-70B-Instruct-Turbo',
+    'deepseek-ai/DeepSeek-R1-Distill-Llama-70B',
+    'Qwen/Qwen2.5-Coder-32B-Instruct',
+    'mistralai/Mixtral-8x22B-Instruct-v0.1',
+    'm',
+  ];
+  return Array.from({ length: n }, (_, i) => `${stems[i % stems.length]}${i < stems.length ? '' : `:ft-${i}`}`);
+}
+
+/** The report with its models renamed, in order, to `ids`. */
+export function withModelIds(report: Report, ids: string[]): Report {
+  const to = new Map(report.models.map((m, i) => [m.id, ids[i]!]));
+  const id = (x: string) => to.get(x) ?? x;
+  return { ...report, models: report.models.map((m) => ({ ...m, id: id(m.id) })), results: report.results.map((r) => ({ ...r, model: id(r.model) })) };
+}

@@ -6,7 +6,7 @@ import { renderJunit, xmlAttr, xmlText } from '../../src/report/writers/junit.js
 import { oneLine, showControls } from '../../src/text.js';
 import { junitProblems, parseJunit, propsOf } from '../helpers/junit.js';
 import { escapeText, renderMatrix } from '../../src/report/writers/markdown.js';
-import { painter, progressLine, renderConsole, RowProgress } from '../../src/report/writers/console.js';
+import { painter, renderConsole, RowProgress } from '../../src/report/writers/console.js';
 import { summarise } from '../../src/report/summary.js';
 import { gate } from '../../src/report/gate.js';
 import { renderGithubSummary } from '../../src/report/writers/github.js';
@@ -196,14 +196,6 @@ describe('console', () => {
     expect(text).toContain(`error: interrupted  gpt-4.1|mini (3 cells): ${observed}`);
     expect(text.split(observed).length - 1).toBe(1);
     expect(text).toContain('error: timeout  gpt-4.1|mini chat.x: not run: the model stopped answering');
-  });
-
-  it('shows the live line with elapsed time, calls in flight and an estimate of what is left', () => {
-    const r = sampleReport().results[0]!;
-    expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 7 })).toBe(`10 s · 7 in flight · [25/100] · about 30 s left · ${r.model} ${r.probe}: ${r.verdict}`);
-    expect(progressLine(r, 100, 100, { elapsedMs: 40_000, inFlight: 0 })).not.toContain('left');
-    // Calls waiting for a slot are not in flight: --concurrency 4 never shows more than 4 there.
-    expect(progressLine(r, 25, 100, { elapsedMs: 10_000, inFlight: 4, queued: 18 })).toContain('4 in flight, 18 queued · [25/100]');
   });
 
   it('counts piped progress per row and speaks once the row is complete (a stopped row at once)', () => {

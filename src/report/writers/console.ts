@@ -1,8 +1,8 @@
 import pc from 'picocolors';
 import { oneLine, wrapText } from '../../text.js';
-import type { ProbeResult, Report } from '../../results/model.js';
+import type { ModelEntry, ProbeInfo, ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
-import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
+import { comparedWithBaseline, describeChange, failuresFirst, modelTotals, notRunText, summarise, type ModelTotals } from '../summary.js';
 import { EVERY_PROBE, isMissing, runModels, viewOf } from '../../results/view.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
@@ -51,9 +51,11 @@ export const DEFAULT_COLUMNS = 120;
 
 /**
  * The matrix as text, within `columns` characters a line: probes down and models across while the models'
- * names fit as columns; else one symbol per cell under numbered models, with a legend; else one block per
- * model. Widths are measured before colour is added; no line ends in spaces. With `columns` given (a
- * terminal), the finding lines are cut to it too; without, they are whole (a log keeps every word).
+ * names fit as columns; else the models numbered failures first and a symbol a cell (with a legend), probes
+ * down and models across while they fit, else turned (a model a line, the probes across in bands), and a
+ * table of the models, one line each with its name whole, before the closing lines. Widths are measured
+ * before colour is added; no line ends in spaces. With `columns` given (a terminal), the finding lines are
+ * cut to it too; without, they are whole (a log keeps every word).
  */
 export function renderConsole(report: Report, paint: Painter, columns?: number): string {
   const width = Math.max(40, columns ?? DEFAULT_COLUMNS);
@@ -88,8 +90,8 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       const text = i === cells.length - 1 ? c.text : pad(c.text, colWidths[i]!);
       return c.tone ? paint.tone(c.tone, text) : text;
     })].join('  ').trimEnd();
-  const numbered = models.map((_, i) => String(i + 1));
-  const symbolWidth = String(models.length).length;
+  // The table of models, one line each, printed last when the grid has no room for their names.
+  let table: string[] = [];
   if (models.length === 0 || fullWidth <= width) {
     lines.push(paint.bold(row('probe', names.map((text) => ({ text })), widths)));
     for (const p of view.matrixProbes) {
@@ -98,40 +100,40 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
         return r ? { text: cellText(r.verdict, r.cause), tone: VERDICT_TONE[r.verdict] } : { text: '-' };
       }), widths));
     }
-  } else if (probeWidth + models.length * (symbolWidth + 1) <= width) {
-    // Symbols under numbered models, one space apart.
-    const cols = numbered.map(() => symbolWidth);
-    const line = (first: string, cells: { text: string; tone?: Tone }[]) =>
-      [pad(first, probeWidth), ' ', cells.map((c, i) => {
-        const text = i === cells.length - 1 ? c.text : pad(c.text, cols[i]!);
-        return c.tone ? paint.tone(c.tone, text) : text;
-      }).join(' ')].join('').trimEnd();
-    lines.push(paint.bold(line('probe', numbered.map((text) => ({ text })))));
-    for (const p of view.matrixProbes) {
-      lines.push(line(p.id, models.map((m) => {
-        const r = cellOf(m.id, p.id);
-        return r ? { text: VERDICT_SYMBOL[r.verdict], tone: VERDICT_TONE[r.verdict] } : { text: '-' };
-      })));
+  } else {
+    // No room for the names as columns: the models numbered failures first, one symbol a cell, and their
+    // names whole in the table of models at the end.
+    const totals = modelTotals(report);
+    const ranked = failuresFirst(planned, totals);
+    const drawn = ranked.slice(0, MATRIX_MODELS);
+    const symbolOf = (m: ModelEntry, p: ProbeInfo): Mark => {
+      const r = cellOf(m.id, p.id);
+      return r ? { text: VERDICT_SYMBOL[r.verdict], tone: VERDICT_TONE[r.verdict] } : { text: '-' };
+    };
+    const numberWidth = String(drawn.length).length;
+    if (probeWidth + 1 + drawn.length * (numberWidth + 1) <= width) {
+      // Probes down, the models across by number, a symbol a cell.
+      for (const l of wrapText('probes down, models across by their number in the table of models below (failures first):', width)) lines.push(l);
+      const line = (first: string, cells: Mark[]) =>
+        [pad(first, probeWidth), ' ', cells.map((c, i) => {
+          const text = i === cells.length - 1 ? c.text : pad(c.text, numberWidth);
+          return c.tone ? paint.tone(c.tone, text) : text;
+        }).join(' ')].join('').trimEnd();
+      lines.push(paint.bold(line('probe', drawn.map((_, i) => ({ text: String(i + 1) })))));
+      for (const p of view.matrixProbes) lines.push(line(p.id, drawn.map((m) => symbolOf(m, p))));
+    } else {
+      transposedMatrix(lines, drawn, view.matrixProbes, symbolOf, paint, width);
     }
     lines.push('');
-    for (const [i, name] of names.entries()) lines.push(fit(`${pad(numbered[i]!, symbolWidth)}  ${name}`, width));
     const legend = Object.entries(VERDICT_SYMBOL).map(([v, sym]) => `${sym} ${v}`);
     for (const l of wrapText(`${legend.join(', ')}, - not run`, width)) lines.push(l);
-  } else {
-    // One block per model: probe and verdict on each line, the verdicts in one column.
-    const verdictWidth = widest(5, report.results, (r) => cellText(r.verdict, r.cause).length);
-    const room = Math.max(10, Math.min(probeWidth, width - 4 - Math.min(verdictWidth, 20)));
-    for (const [i, m] of models.entries()) {
-      if (i > 0) lines.push('');
-      lines.push(paint.bold(fit(names[i]!, width)));
-      for (const p of view.matrixProbes) {
-        const r = cellOf(m.id, p.id);
-        const text = fit(r ? cellText(r.verdict, r.cause) : '-', width - 4 - room);
-        lines.push(`  ${pad(fit(p.id, room), room)}  ${r ? paint.tone(VERDICT_TONE[r.verdict], text) : text}`);
-      }
+    table = modelTable(ranked, totals, comparedWithBaseline(report), paint, width);
+    if (hidden > 0) {
+      lines.push('');
+      for (const l of wrapText(`the matrix shows the first ${drawn.length} of ${planned.length} models, failures first; the table of models below names every one, and report.json has every cell`, width)) lines.push(l);
     }
   }
-  if (hidden > 0) {
+  if (hidden > 0 && table.length === 0) {
     lines.push('');
     for (const l of wrapText(`the matrix shows the first ${models.length} of ${planned.length} models; report.json has every cell of the other ${hidden}`, width)) lines.push(l);
   }
@@ -175,6 +177,10 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
     else rest.set(m.cause, (rest.get(m.cause) ?? 0) + 1);
   }
   for (const [cause, n] of rest) lines.push(paint.tone('bad', cut(`not probed (${cause}): ${n} more model(s), listed in report.json`)));
+  if (table.length > 0) {
+    lines.push('');
+    for (const l of table) lines.push(l);
+  }
   const s = summarise(report);
   lines.push('');
   /** A closing line, wrapped to the terminal when there is one. */
@@ -201,6 +207,139 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   return `${lines.join('\n')}\n`;
 }
 
+/** A cell as one character, and its colour. */
+interface Mark {
+  text: string;
+  tone?: Tone;
+}
+
+/**
+ * The matrix turned: a model a line (its number in the table of models, and its name as far as it fits),
+ * the probes across, a symbol a cell, grouped by area and numbered in headers read downwards (the probes
+ * named below). Past the width, the probes are cut into bands, each drawn for every model, whole areas
+ * kept together where they fit.
+ */
+function transposedMatrix(lines: string[], models: ModelEntry[], probes: ProbeInfo[], markOf: (m: ModelEntry, p: ProbeInfo) => Mark, paint: Painter, width: number): void {
+  const numberWidth = String(models.length).length;
+  const names = models.map((m) => oneLine(m.id));
+  const label = numberWidth + 1 + widest(1, names, (n) => n.length);
+  const groups: { area: string; probes: { p: ProbeInfo; n: number }[] }[] = [];
+  probes.forEach((p, i) => {
+    const last = groups.at(-1);
+    if (last && last.area === p.area) last.probes.push({ p, n: i + 1 });
+    else groups.push({ area: p.area, probes: [{ p, n: i + 1 }] });
+  });
+  const across = probes.length + groups.length - 1;
+  // The names get what one band leaves, when that is room enough to tell them apart; else a third of the width.
+  const least = numberWidth + 1 + 12;
+  const labelWidth = width - across - 1 >= least ? Math.min(label, width - across - 1) : Math.min(label, Math.max(least, Math.floor(width / 3)));
+  const room = width - labelWidth - 1;
+  const bands: (typeof groups)[] = [[]];
+  let used = 0;
+  for (const g of groups) {
+    let rest = g.probes;
+    while (rest.length > 0) {
+      const gap = bands.at(-1)!.length > 0 ? 1 : 0;
+      if (used + gap + rest.length <= room) {
+        bands.at(-1)!.push({ area: g.area, probes: rest });
+        used += gap + rest.length;
+        rest = [];
+      } else if (used > 0 && rest.length <= room) {
+        bands.push([]);
+        used = 0;
+      } else {
+        // An area wider than what is left: as much of it as fits, the rest in the next band.
+        const fits = room - used - gap;
+        if (fits > 0) {
+          bands.at(-1)!.push({ area: g.area, probes: rest.slice(0, fits) });
+          rest = rest.slice(fits);
+        }
+        bands.push([]);
+        used = 0;
+      }
+    }
+  }
+  const digits = String(probes.length).length;
+  const cut = names.some((n) => numberWidth + 1 + n.length > labelWidth);
+  for (const l of wrapText(`models down, numbered as in the table of models below (failures first${cut ? '; a name cut here is whole there' : ''}); probes across, numbered downwards and named below:`, width)) lines.push(l);
+  const blank = ' '.repeat(labelWidth + 1);
+  for (const band of bands.filter((b) => b.length > 0)) {
+    lines.push('');
+    lines.push(paint.bold(`${blank}${band.map((g) => pad(g.area.length <= g.probes.length ? g.area : '', g.probes.length)).join(' ')}`.trimEnd()));
+    for (let d = 0; d < digits; d++) {
+      lines.push(`${blank}${band.map((g) => g.probes.map((x) => String(x.n).padStart(digits)[d]).join('')).join(' ')}`.trimEnd());
+    }
+    models.forEach((m, i) => {
+      const name = `${String(i + 1).padStart(numberWidth)} ${fit(names[i]!, labelWidth - numberWidth - 1)}`;
+      const cells = band.map((g) => g.probes.map((x) => {
+        const mark = markOf(m, x.p);
+        return mark.tone ? paint.tone(mark.tone, mark.text) : mark.text;
+      }).join(''));
+      lines.push(`${pad(name, labelWidth)} ${cells.join(' ')}`);
+    });
+  }
+  lines.push('');
+  // The probes' names, as many a line as fit.
+  let line = 'probes:';
+  for (const x of groups.flatMap((g) => g.probes)) {
+    const entry = fit(`${x.n} ${x.p.id}`, width);
+    if (line.length + 3 + entry.length > width) {
+      lines.push(line);
+      line = entry;
+    } else line = `${line}${line === 'probes:' ? ' ' : '   '}${entry}`;
+  }
+  lines.push(line);
+}
+
+/** What the table of models counts, its column's heading and what that heading stands for. */
+const TABLE_COLUMNS: { key: keyof Omit<ModelTotals, 'tones' | 'cells' | 'improvements'>; head: string; word: string }[] = [
+  { key: 'passed', head: 'pass', word: 'passed' },
+  { key: 'failed', head: 'fail', word: 'failed' },
+  { key: 'ignored', head: 'ign', word: 'ignored' },
+  { key: 'rejected', head: 'rej', word: 'rejected' },
+  { key: 'errored', head: 'err', word: 'errored' },
+  { key: 'skipped', head: 'skip', word: 'skipped' },
+  { key: 'regressions', head: 'reg', word: 'regressions' },
+];
+
+/**
+ * The table of models, failures first: a line each, its cells counted (errored only when a cell was, and
+ * regressions only against a baseline) and its name whole at the end, or on the line below when it does
+ * not fit beside the counts (wrapped only when longer than the width). Past LISTED_LINES models, the rest
+ * are counted in one line.
+ */
+function modelTable(models: ModelEntry[], totals: Map<string, ModelTotals>, compared: boolean, paint: Painter, width: number): string[] {
+  const of = (m: ModelEntry) => totals.get(m.id)!;
+  const cols = TABLE_COLUMNS.filter((c) => (c.key === 'errored' ? models.some((m) => of(m).errored > 0) : c.key === 'regressions' ? compared : true));
+  const shown = models.slice(0, LISTED_LINES);
+  const numberWidth = Math.max(1, String(shown.length).length);
+  const colWidths = cols.map((c) => widest(c.head.length, shown, (m) => String(of(m)[c.key]).length));
+  const notProbed = (m: ModelEntry) => `not probed: ${m.notRun!.cause ?? m.notRun!.verdict}`;
+  const countsWidth = widest(colWidths.reduce((n, w) => n + w, 0) + cols.length - 1, shown, (m) => (m.notRun ? notProbed(m).length : 0));
+  const lines = wrapText(`models, failures first, and their cells ${cols.map((c) => c.word).join(', ')}:`, width);
+  lines.push(paint.bold(`${pad('#', numberWidth)}  ${cols.map((c, i) => c.head.padStart(colWidths[i]!)).join(' ')}  model`));
+  const indent = numberWidth + 2 + countsWidth + 2;
+  shown.forEach((m, i) => {
+    const t = of(m);
+    const counts = m.notRun
+      ? paint.tone('bad', pad(notProbed(m), countsWidth))
+      : cols.map((c, k) => {
+          const text = String(t[c.key]).padStart(colWidths[k]!);
+          return t[c.key] > 0 && (c.key === 'failed' || c.key === 'errored' || c.key === 'regressions') ? paint.tone('bad', text) : text;
+        }).join(' ');
+    const name = oneLine(m.id);
+    const number = String(i + 1).padStart(numberWidth);
+    if (indent + name.length <= width) lines.push(`${number}  ${counts}  ${name}`);
+    else {
+      lines.push(`${number}  ${counts}`);
+      // Whole on a line of its own; a name longer than the width is cut into pieces of it.
+      for (let at = 0; at < name.length; at += width - 4) lines.push(`    ${name.slice(at, at + width - 4)}`);
+    }
+  });
+  if (models.length > shown.length) lines.push(`… and ${models.length - shown.length} more model(s): report.json has them`);
+  return lines;
+}
+
 /** A cell worth reading, on one line: the verdict coloured, the rest as it is (cut to the terminal). */
 function findingLine(r: ProbeResult, paint: Painter, cut: (text: string) => string): string {
   const change = r.comparison === 'regression' || r.comparison === 'improvement' ? ` [${describeChange(r)}]` : '';
@@ -209,10 +348,53 @@ function findingLine(r: ProbeResult, paint: Painter, cut: (text: string) => stri
   return `${paint.tone(VERDICT_TONE[r.verdict], text.slice(0, verdict.length))}${text.slice(verdict.length)}`.trimEnd();
 }
 
+/**
+ * How long a run has left, from the pace of its cells: since the first cell came, and once the run has gone
+ * on for a while, over the last WINDOW_MS. Not from the run's start: discovering the models and their smoke
+ * calls come before any cell, and a run of 20 models that ended at 78 s said "about 301 s left" at 26 s,
+ * its first 20 s counted as if cells had been coming all along. Until ENOUGH_CELLS (or a twentieth of the
+ * run) and ENOUGH_MS have passed since the first cell, it says it is estimating.
+ */
+export class TimeLeft {
+  static readonly ENOUGH_CELLS = 10;
+  static readonly ENOUGH_MS = 5_000;
+  static readonly WINDOW_MS = 30_000;
+  /** When the first cell came, and how many were done then. */
+  private start: { at: number; done: number } | undefined;
+  /** The cells done as they came, none older than the window needs. */
+  private samples: { at: number; done: number }[] = [];
+  private total = -1;
+
+  /** "about 40 s left", "about 6 min left", "estimating the time left", or '' once every cell is done. */
+  text(done: number, total: number, elapsedMs: number): string {
+    const last = this.samples.at(-1);
+    // Another run (a total of its own, or fewer cells done than before): start over.
+    if (total !== this.total || (last && done < last.done)) {
+      this.start = undefined;
+      this.samples = [];
+      this.total = total;
+    }
+    if (done >= total) return '';
+    this.start ??= { at: elapsedMs, done };
+    if (!last || last.done !== done) this.samples.push({ at: elapsedMs, done });
+    if (done - this.start.done < Math.max(TimeLeft.ENOUGH_CELLS, Math.ceil(total / 20)) || elapsedMs - this.start.at < TimeLeft.ENOUGH_MS) return 'estimating the time left';
+    // The pace since the first cell, or over the last WINDOW_MS once the run has gone on that long: a
+    // run's pace changes as its models do. The oldest sample kept is the last one at least that old.
+    while (this.samples.length > 2 && elapsedMs - this.samples[1]!.at >= TimeLeft.WINDOW_MS) this.samples.shift();
+    const from = this.samples[0]!;
+    const perMs = (done - from.done) / (elapsedMs - from.at);
+    const seconds = Math.ceil((total - done) / perMs / 1000);
+    return seconds < 120 ? `about ${seconds} s left` : `about ${Math.round(seconds / 60)} min left`;
+  }
+}
+
+/** The CLI's live line draws one run at a time. */
+const LIVE = new TimeLeft();
+
 /** The live line of a terminal: where the run is, what is in flight, and about how long is left. */
-export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number; queued?: number }): string {
-  const left = done > 0 && done < total ? ` · about ${Math.ceil((stats.elapsedMs * (total - done)) / done / 1000)} s left` : '';
-  return `${(stats.elapsedMs / 1000).toFixed(0)} s · ${stats.inFlight} in flight${stats.queued ? `, ${stats.queued} queued` : ''} · [${done}/${total}]${left} · ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
+export function progressLine(r: ProbeResult, done: number, total: number, stats: { elapsedMs: number; inFlight: number; queued?: number }, timeLeft: TimeLeft = LIVE): string {
+  const left = timeLeft.text(done, total, stats.elapsedMs);
+  return `${(stats.elapsedMs / 1000).toFixed(0)} s · ${stats.inFlight} in flight${stats.queued ? `, ${stats.queued} queued` : ''} · [${done}/${total}]${left ? ` · ${left}` : ''} · ${oneLine(r.model)} ${r.probe}: ${cellText(r.verdict, r.cause)}`;
 }
 
 /**

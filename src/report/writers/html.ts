@@ -6,6 +6,7 @@ import { VERDICT_TONE } from '../style.js';
 import { EVERY_PROBE } from '../../results/view.js';
 import { PAGE_CSS, PAGE_JS } from './html-page.js';
 import { PAGE_EXCHANGE_CHARS, PAGE_MODELS } from '../bounds.js';
+import { failuresFirst, modelTotals } from '../summary.js';
 
 /**
  * report.html: one self-contained page (no network: its Content-Security-Policy allows nothing but its own
@@ -145,10 +146,15 @@ export function pagePart(report: Report): Report {
   return { ...report, models, results: report.results.filter((r) => shown.has(r.model)) };
 }
 
-/** What the page's script reads: the report, with each cell worth reproducing given its command. */
+/**
+ * What the page's script reads: the report, with each cell worth reproducing given its command, and each
+ * model its totals and its place when the models are ordered failures first.
+ */
 function pageData(report: Report, exchanges: boolean, cut?: PageCut): unknown {
   const repro = (verdict: string, evidence: readonly string[], model: string, probe: string) =>
     REPRODUCIBLE.has(verdict) && evidence.length > 0 && exchanges ? reproLine(model, probe) : undefined;
+  const totals = modelTotals(report);
+  const rank = new Map(failuresFirst(report.models, totals).map((m, i) => [m.id, i]));
   return {
     ...report,
     endpoint: ENDPOINT,
@@ -158,7 +164,11 @@ function pageData(report: Report, exchanges: boolean, cut?: PageCut): unknown {
     exchangesRecorded: exchanges,
     ...(cut ? { pageCut: cut } : {}),
     results: report.results.map((r) => ({ ...r, repro: repro(r.verdict, r.evidence, r.model, r.probe) })),
-    models: report.models.map((m) => (m.notRun ? { ...m, notRun: { ...m.notRun, repro: repro(m.notRun.verdict, m.notRun.evidence, m.id, EVERY_PROBE) } } : m)),
+    models: report.models.map((m) => ({
+      ...m,
+      ...(m.notRun ? { notRun: { ...m.notRun, repro: repro(m.notRun.verdict, m.notRun.evidence, m.id, EVERY_PROBE) } } : {}),
+      ...(totals.has(m.id) ? { totals: totals.get(m.id), rank: rank.get(m.id) } : {}),
+    })),
   };
 }
 
