@@ -86,7 +86,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       a: { describe: 'The reference report (production, the upstream, before)' },
       b: { describe: 'The report to judge (staging, the gateway, after)' },
     },
-    options: { json: { type: 'boolean', default: false, describe: 'Print the comparison as JSON' } },
+    options: {
+      json: { type: 'boolean', default: false, describe: 'Print the comparison as JSON' },
+      html: { type: 'string', describe: "Also write an HTML page of the two runs side by side, differences first, each with both cells' evidence (from each folder's exchanges.har)" },
+    },
+    examples: [['chatprobe compare prod staging --html compare.html', 'the cells that differ, and a page of them side by side']],
   },
   {
     name: 'repro',

@@ -2,16 +2,37 @@ import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
 import { compareReports } from '../report/compare.js';
-import { readReport } from '../report/read.js';
+import { readReport, reportFile } from '../report/read.js';
+import { writeCompareHtml } from '../report/writers/compare-html.js';
+import { unreadable } from '../words.js';
 import { EXIT } from '../results/exit.js';
-import { err, out } from './output.js';
+import type { Report } from '../results/model.js';
+import { HAR_FILE } from '../report/har.js';
+import { displayPath, err, out } from './output.js';
+import { dirname, join } from 'node:path';
 
 /** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */
-export async function compareCommand(a: string, b: string, args: { json: boolean }): Promise<number> {
+export async function compareCommand(a: string, b: string, args: { json: boolean; html?: string | undefined }): Promise<number> {
   try {
+    // The reports were redacted when written and no secret is known here; the boundary still bounds and
+    // shows what a report file carries, which may have been edited by hand.
     const boundary = new Boundary();
-    const [ra, rb] = await Promise.all([readReport(a), readReport(b)]);
-    const result = compareReports(boundary.report(ra), boundary.report(rb));
+    const [ra, rb] = (await Promise.all([readReport(a), readReport(b)])).map((r) => boundary.report(r)) as [Report, Report];
+    const result = compareReports(ra, rb);
+    if (args.html) {
+      // Each report's exchanges.har, beside its report.json, holds the evidence the page shows.
+      const har = async (path: string) => join(dirname(await reportFile(path)), HAR_FILE);
+      const runs = [
+        { label: 'A', path: a, report: ra, harPath: await har(a) },
+        { label: 'B', path: b, report: rb, harPath: await har(b) },
+      ];
+      try {
+        await writeCompareHtml(args.html, `chatprobe compare · ${ra.target.baseUrl} → ${rb.target.baseUrl}`, runs, (s) => boundary.redact(s));
+      } catch (e) {
+        throw new CannotTestError(`cannot write ${args.html}: ${unreadable(e)}`);
+      }
+      err(`comparison page: ${displayPath(args.html)}\n`);
+    }
     if (args.json) {
       out(`${JSON.stringify(result, null, 2)}\n`);
     } else {

@@ -28,7 +28,7 @@ const RUN: Record<CommandName, (v: Values) => Promise<number>> = {
   doctor: async (v) => (await import('./doctor.js')).doctorCommand(pickFlags(AUDIT_FLAGS, v), process.env, v.config as string | undefined),
   merge: async (v) =>
     (await import('./merge.js')).mergeCommand(v.dirs as string[], { out: v.out as string, json: v.json as boolean, quiet: v.quiet as boolean, baseline: v.baseline as string | undefined }, process.env),
-  compare: async (v) => (await import('./compare.js')).compareCommand(String(v.a), String(v.b), { json: v.json as boolean }),
+  compare: async (v) => (await import('./compare.js')).compareCommand(String(v.a), String(v.b), { json: v.json as boolean, html: v.html as string | undefined }),
   repro: async (v) => (await import('./repro.js')).reproCommand(String(v.report), String(v.model), String(v.probe)),
   judge: async (v) =>
     (await import('./judge.js')).judgeCommand(

@@ -1,4 +1,4 @@
-import { ENDPOINT, type Report, type Verdict } from '../results/model.js';
+import { ENDPOINT, type ProbeInfo, type ProbeResult, type Report, type Verdict } from '../results/model.js';
 import { RANK } from '../results/outcome.js';
 import { EVERY_PROBE, viewOf } from '../results/view.js';
 import { matchAny } from '../glob.js';
@@ -102,4 +102,78 @@ export function compareReports(a: Report, b: Report): ReportComparison {
     counts,
     worse: counts.worse > 0 || counts.model_missing > 0,
   };
+}
+
+/** One row of a side-by-side view: a model's cell of one probe in each run (null where a run has none). */
+export interface SideRow {
+  model: string;
+  probe: string;
+  cells: (ProbeResult | null)[];
+  /**
+   * How the row changed from the first run, the worst over the other runs (as compareReports ranks each
+   * pair); absent when every compared run has the first's verdict, or the row was not compared.
+   */
+  change?: Change;
+  /** Why the row was not compared: a probe one run did not run, or a model one run's --models left out. */
+  notCompared?: string;
+}
+
+export interface SideBySide {
+  /** The probes of every run: the first run's catalogue, then those only later runs ran. */
+  probes: ProbeInfo[];
+  /** The rows that changed, worst first (then the first run's model order, then the catalogue's). */
+  differences: SideRow[];
+  /** Every other row, in model order then catalogue order. */
+  same: SideRow[];
+  /** Each later run against the first (compareReports), for its counts and what was not compared. */
+  against: ReportComparison[];
+}
+
+/** The order differences are listed in: what got worse first. */
+export const CHANGE_ORDER: readonly Change[] = ['worse', 'model_missing', 'different', 'better', 'model_added'];
+
+/**
+ * Two or more runs side by side (two runs of one endpoint, or several endpoints audited together): each
+ * model's cell of each probe in every run, and how it changed from the first run, ranked by compareReports
+ * so the page and `chatprobe compare` never disagree. A pure function of the reports.
+ */
+export function sideBySide(reports: readonly Report[]): SideBySide {
+  const [first, ...rest] = reports;
+  if (!first || rest.length === 0) throw new Error('sideBySide needs two reports or more');
+  const against = rest.map((r) => compareReports(first, r));
+  // The change of each compared row, by run: a model gone or new stands for each of its rows.
+  const key = (model: string, probe: string) => `${model}\u0000${probe}`;
+  const changes = against.map((c) => new Map(c.changes.map((x) => [key(x.model, x.probe), x.change])));
+  const views = reports.map(viewOf);
+  const probes: ProbeInfo[] = [];
+  const seenProbe = new Set<string>();
+  for (const r of reports) for (const p of r.probes) if (!seenProbe.has(p.id)) (seenProbe.add(p.id), probes.push(p));
+  const models: string[] = [ENDPOINT];
+  const seenModel = new Set<string>(models);
+  for (const r of reports) for (const m of r.models) if (m.notRun?.comparison !== 'missing' && !seenModel.has(m.id)) (seenModel.add(m.id), models.push(m.id));
+  const cellOf = (v: ReturnType<typeof viewOf>, model: string, probe: string) =>
+    (model === ENDPOINT ? v.endpoint.find((e) => e.probe.id === probe)?.result : v.cell(model, probe)) ?? null;
+  const differences: SideRow[] = [];
+  const same: SideRow[] = [];
+  for (const model of models) {
+    const scope = model === ENDPOINT ? 'target' : 'model';
+    for (const p of probes) {
+      if ((p.scope ?? 'model') !== scope) continue;
+      const cells = views.map((v) => cellOf(v, model, p.id));
+      if (cells.every((c) => c === null)) continue;
+      const row: SideRow = { model, probe: p.id, cells };
+      let worst: number | undefined;
+      against.forEach((c, i) => {
+        const change = changes[i]!.get(key(model, p.id)) ?? changes[i]!.get(key(model, EVERY_PROBE));
+        if (change) worst = Math.min(worst ?? Infinity, CHANGE_ORDER.indexOf(change));
+        if (c.probesOnlyIn.a.includes(p.id) || c.probesOnlyIn.b.includes(p.id)) row.notCompared ??= `${p.id} was not run by every run`;
+        else if (c.modelsOnlyIn.a.includes(model) || c.modelsOnlyIn.b.includes(model)) row.notCompared ??= `${model} was left out by a run's --models`;
+      });
+      if (worst !== undefined) row.change = CHANGE_ORDER[worst]!;
+      (row.change ? differences : same).push(row);
+    }
+  }
+  // Stable: within a change, the order of the models and the catalogue.
+  differences.sort((a, b) => CHANGE_ORDER.indexOf(a.change!) - CHANGE_ORDER.indexOf(b.change!));
+  return { probes, differences, same, against };
 }

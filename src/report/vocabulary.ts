@@ -4,6 +4,7 @@ import { renderJson } from './writers/json.js';
 import { renderJunit } from './writers/junit.js';
 import { renderMatrix } from './writers/markdown.js';
 import { PAGE_CSS, PAGE_JS } from './writers/html-page.js';
+import { COMPARE_CSS, COMPARE_JS } from './writers/compare-page.js';
 import { pageExchange } from './writers/html.js';
 
 /**
@@ -23,6 +24,8 @@ export function ownVocabulary(): string {
     renderMatrix(SAMPLE),
     PAGE_CSS,
     PAGE_JS,
+    COMPARE_CSS,
+    COMPARE_JS,
     JSON.stringify(pageExchange({ _callId: 'c1', _probe: 'p', _model: 'm', time: 1, request: { method: 'POST', url: '', headers: [] }, response: { status: 200, headers: [], content: {} }, _events: [{ at: 1, data: '' }] }, true)),
     // The page's head (writers/html.ts), and the stream tables' captions.
     '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src \'none\'; style-src \'unsafe-inline\'; script-src \'unsafe-inline\'; img-src data:; base-uri \'none\'; form-action \'none\'"><meta name="viewport" content="width=device-width, initial-scale=1"><title></title><style></style></head><body><noscript><p>This report draws its matrix with JavaScript; matrix.md beside it has the same verdicts as text.</p></noscript><div id="app"></div><script type="application/json" id="exchanges-data"></script><script type="application/json" id="timings-data"></script><script type="application/json" id="report-data"></script></body></html>',

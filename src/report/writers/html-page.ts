@@ -119,14 +119,13 @@ svg .bar { fill: var(--accent); }
 svg .axis { stroke: #999; stroke-width: 1; }
 `;
 
-export const PAGE_JS = String.raw`
-(function () {
-  'use strict';
+/**
+ * What report.html and the comparison page (writers/compare-html.ts) share: the element builders, the
+ * verdicts' letters and tones, and a cell's evidence with its recorded exchanges. Pasted at the top of
+ * each page's script (inside its function), so both draw a cell's evidence alike.
+ */
+export const KIT_JS = String.raw`
   function data(id) { return JSON.parse(document.getElementById(id).textContent); }
-  var R = data('report-data');
-  // The recorded exchanges (most of a large page) are read when a cell's evidence is first opened.
-  var X = null;
-  var T = data('timings-data');
   var LETTER = { honoured: 'H', accepted: 'A', ignored: 'I', rejected: 'R', pass: 'P', warn: 'W', fail: 'F', inconclusive: '?', error: 'E' };
   var ORDER = ['fail', 'error', 'rejected', 'ignored', 'warn', 'inconclusive', 'accepted', 'honoured', 'pass'];
   var SVG = 'http://www.w3.org/2000/svg';
@@ -171,11 +170,123 @@ export const PAGE_JS = String.raw`
     });
     return span;
   }
-  function tone(v) { return 't-' + (R.tones[v] || 'muted'); }
+  // The tone of each verdict, given by the page's data (report/style.ts VERDICT_TONE).
+  var TONES = {};
+  function tone(v) { return 't-' + (TONES[v] || 'muted'); }
   function verdictText(r) { return r.verdict === 'error' && r.cause ? 'error: ' + r.cause : r.verdict; }
   function badge(r) { return h('span', { cls: 'badge ' + tone(r.verdict), text: verdictText(r) }); }
   function ms(x) { return x === undefined || x === null ? '' : (x < 10 ? Math.round(x * 10) / 10 : Math.round(x)) + ' ms'; }
+  function pretty(text) {
+    if (text === undefined || text === null) return '';
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+  function copyButton(pre) {
+    return h('button', { cls: 'copy', type: 'button', text: 'copy', onclick: function () {
+      var text = pre.textContent;
+      var done = function () { pre.dataset.copied = '1'; };
+      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, function () { selectAll(pre); });
+      else selectAll(pre);
+    } });
+  }
+  function selectAll(node) {
+    var range = document.createRange();
+    range.selectNodeContents(node);
+    var sel = window.getSelection();
+    sel.removeAllRanges();
+    sel.addRange(range);
+  }
+  function headersTable(list) {
+    return h('table', { cls: 'headers' }, [h('tbody', null, list.map(function (kv) { return h('tr', null, [h('td', { text: kv[0] }), h('td', { text: kv[1] })]); }))]);
+  }
+  function timeline(events) {
+    var width = 600, last = events.length ? Math.max(1, events[events.length - 1][0]) : 1;
+    var svg = s('svg', { width: width, height: 26, viewBox: '0 0 ' + width + ' 26', role: 'img', 'aria-label': 'event arrival times' });
+    svg.appendChild(s('line', { x1: 4, y1: 22, x2: width - 4, y2: 22, class: 'axis' }));
+    events.forEach(function (ev) {
+      var x = 4 + (ev[0] / last) * (width - 8);
+      svg.appendChild(s('line', { x1: x, y1: 4, x2: x, y2: 22, class: 'tick' }));
+    });
+    var label = s('title', {});
+    label.textContent = events.length + ' events from ' + ms(events.length ? events[0][0] : 0) + ' to ' + ms(last);
+    svg.appendChild(label);
+    return svg;
+  }
+  // A run's recorded exchanges: { block: the id of its JSON block, read when first needed, recorded: whether
+  // the run recorded them, left: what to say of one not on the page (some were left out), none: of one not recorded }.
+  function exchangeView(store, id) {
+    if (store.map === undefined) store.map = data(store.block);
+    var e = Object.prototype.hasOwnProperty.call(store.map, id) ? store.map[id] : null;
+    if (!e) return h('p', { cls: 'empty', text: id + ': ' + (!store.recorded ? store.none || 'exchanges were not recorded in this report'
+      : store.left || 'not in exchanges.har') });
+    var answer = e.status ? 'HTTP ' + e.status : (e.statusText || e.error || 'no answer');
+    var path = e.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
+    var head = h('h3', { text: id + ' · ' + e.method + ' ' + path + ' → ' + answer + ' · ' + ms(e.ms) + (e.wait !== undefined && e.events ? ' · first byte ' + ms(e.wait) : '') });
+    var kids = [head];
+    if (e.probe) kids.push(h('div', { cls: 'facts', text: 'sent for ' + e.probe + (e.model ? ' · model ' + e.model : '') + ' · ' + e.url }));
+    if (e.cuts && e.cuts.length) kids.push(h('ul', { cls: 'cuts' }, e.cuts.map(function (c) { return h('li', { text: c }); })));
+    var req = [h('summary', { text: 'Request' }), headersTable(e.requestHeaders)];
+    if (e.request !== undefined) req.push(h('pre', { cls: 'body request', text: pretty(e.request) }));
+    kids.push(h('details', { open: true, cls: 'request' }, req));
+    var res = [h('summary', { text: 'Response' + (e.events ? ' · stream of ' + e.events.length + ' event(s)' : '') }), headersTable(e.responseHeaders)];
+    if (e.events) {
+      res.push(timeline(e.events));
+      var prev = null;
+      res.push(h('table', { cls: 'events' }, [h('thead', null, [h('tr', null, [h('th', { text: 'at' }), h('th', { text: 'gap' }), h('th', { text: 'data' })])]),
+        h('tbody', null, e.events.map(function (ev) {
+          var gap = prev === null ? '' : ms(ev[0] - prev);
+          prev = ev[0];
+          return h('tr', null, [h('td', { text: ms(ev[0]) }), h('td', { text: gap }), h('td', { cls: 'data', text: ev[1] })]);
+        }))]));
+    } else {
+      res.push(h('pre', { cls: 'body response', text: pretty(e.response) }));
+    }
+    if (e.error) res.push(h('p', { cls: 'cuts', text: 'no complete answer: ' + e.error }));
+    kids.push(h('details', { open: true, cls: 'response' }, res));
+    if (e.curl) {
+      var pre = h('pre', { cls: 'curl', text: e.curl });
+      kids.push(h('details', { cls: 'curl' }, [h('summary', { text: 'curl (the key as the variable it was read from)' }), pre, copyButton(pre)]));
+    }
+    return h('section', { cls: 'exchange', 'data-call': id }, kids);
+  }
+  // A cell's evidence, as the report's panel and the comparison page show it: its verdict, what was seen,
+  // the findings, the command that reproduces it, and the exchanges that are its evidence (from \`store\`).
+  function cellDetails(r, p, store) {
+    var dl = h('dl');
+    function row(k, v) { if (v !== undefined && v !== null && v !== '') add(dl, [h('dt', { text: k }), h('dd', { text: String(v) })]); }
+    row('requirement', p.requirement);
+    row('kind', p.kind + (p.area ? ' · ' + p.area : ''));
+    row('seen', r.observed);
+    if (r.status !== undefined || r.message) row('server said', (r.status !== undefined ? 'HTTP ' + r.status + ' ' : '') + (r.message || ''));
+    if (r.expected) row('baseline expects', r.expected.join(' or '));
+    if (r.comparison) row('against the baseline', r.comparison);
+    if (r.row) row('row', 'this model was not probed: one result stands for all its probes');
+    var kids = [h('p', null, [badge(r), r.notRun ? ' (not run to its end)' : '']), dl];
+    if (r.findings && r.findings.length) {
+      kids.push(h('h3', { text: 'Findings' }));
+      kids.push(h('ul', { cls: 'findings' }, r.findings.map(function (f) { return h('li', null, [h('span', { cls: 'badge ' + (f.severity === 'fail' ? 't-bad' : f.severity === 'warn' ? 't-notice' : 't-muted'), text: f.severity }), ' ' + f.code + ': ' + f.message]); })));
+    }
+    if (r.repro) {
+      var pre = h('pre', { cls: 'repro', text: r.repro });
+      kids.push(h('h3', { text: 'Reproduce, in the reports folder' }), pre, copyButton(pre));
+    }
+    kids.push(h('h3', { text: 'Evidence (' + r.evidence.length + ' call' + (r.evidence.length === 1 ? '' : 's') + ')' }));
+    if (r.evidence.length === 0) kids.push(h('p', { cls: 'empty', text: 'No call is evidence for this cell.' }));
+    r.evidence.forEach(function (id) { kids.push(exchangeView(store, id)); });
+    return kids;
+  }
+`;
 
+export const PAGE_JS =
+  String.raw`
+(function () {
+  'use strict';` +
+  KIT_JS +
+  String.raw`
+  var R = data('report-data');
+  TONES = R.tones;
+  // The recorded exchanges (most of a large page) are read when a cell's evidence is first opened.
+  var STORE = { block: 'exchanges-data', recorded: R.exchangesRecorded, left: R.pageCut && R.pageCut.exchangesLeft > 0 ? 'not on this page (see above): look it up in exchanges.har' : undefined };
+  var T = data('timings-data');
   // ---- the cells ----
   var probes = R.probes.filter(function (p) { return p.scope !== 'target'; });
   var targetProbes = R.probes.filter(function (p) { return p.scope === 'target'; });
@@ -577,79 +688,8 @@ export const PAGE_JS = String.raw`
     shown.textContent = 'showing ' + n + ' of ' + total + ' cells';
   }
 
-  // ---- a cell's evidence ----
   var panel = h('aside', { cls: 'panel', id: 'panel', hidden: true, role: 'dialog', 'aria-label': 'Cell evidence' });
   document.body.appendChild(panel);
-  function pretty(text) {
-    if (text === undefined || text === null) return '';
-    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
-  }
-  function copyButton(pre) {
-    return h('button', { cls: 'copy', type: 'button', text: 'copy', onclick: function () {
-      var text = pre.textContent;
-      var done = function () { pre.dataset.copied = '1'; };
-      if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, function () { selectAll(pre); });
-      else selectAll(pre);
-    } });
-  }
-  function selectAll(node) {
-    var range = document.createRange();
-    range.selectNodeContents(node);
-    var sel = window.getSelection();
-    sel.removeAllRanges();
-    sel.addRange(range);
-  }
-  function headersTable(list) {
-    return h('table', { cls: 'headers' }, [h('tbody', null, list.map(function (kv) { return h('tr', null, [h('td', { text: kv[0] }), h('td', { text: kv[1] })]); }))]);
-  }
-  function timeline(events) {
-    var width = 600, last = events.length ? Math.max(1, events[events.length - 1][0]) : 1;
-    var svg = s('svg', { width: width, height: 26, viewBox: '0 0 ' + width + ' 26', role: 'img', 'aria-label': 'event arrival times' });
-    svg.appendChild(s('line', { x1: 4, y1: 22, x2: width - 4, y2: 22, class: 'axis' }));
-    events.forEach(function (ev) {
-      var x = 4 + (ev[0] / last) * (width - 8);
-      svg.appendChild(s('line', { x1: x, y1: 4, x2: x, y2: 22, class: 'tick' }));
-    });
-    var label = s('title', {});
-    label.textContent = events.length + ' events from ' + ms(events.length ? events[0][0] : 0) + ' to ' + ms(last);
-    svg.appendChild(label);
-    return svg;
-  }
-  function exchangeView(id) {
-    if (X === null) X = data('exchanges-data');
-    var e = Object.prototype.hasOwnProperty.call(X, id) ? X[id] : null;
-    if (!e) return h('p', { cls: 'empty', text: id + ': ' + (!R.exchangesRecorded ? 'exchanges were not recorded in this report'
-      : R.pageCut && R.pageCut.exchangesLeft > 0 ? 'not on this page (see above): look it up in exchanges.har' : 'not in exchanges.har') });
-    var answer = e.status ? 'HTTP ' + e.status : (e.statusText || e.error || 'no answer');
-    var path = e.url.replace(/^[a-z]+:\/\/[^/]*/i, '');
-    var head = h('h3', { text: id + ' · ' + e.method + ' ' + path + ' → ' + answer + ' · ' + ms(e.ms) + (e.wait !== undefined && e.events ? ' · first byte ' + ms(e.wait) : '') });
-    var kids = [head];
-    if (e.probe) kids.push(h('div', { cls: 'facts', text: 'sent for ' + e.probe + (e.model ? ' · model ' + e.model : '') + ' · ' + e.url }));
-    if (e.cuts && e.cuts.length) kids.push(h('ul', { cls: 'cuts' }, e.cuts.map(function (c) { return h('li', { text: c }); })));
-    var req = [h('summary', { text: 'Request' }), headersTable(e.requestHeaders)];
-    if (e.request !== undefined) req.push(h('pre', { cls: 'body request', text: pretty(e.request) }));
-    kids.push(h('details', { open: true, cls: 'request' }, req));
-    var res = [h('summary', { text: 'Response' + (e.events ? ' · stream of ' + e.events.length + ' event(s)' : '') }), headersTable(e.responseHeaders)];
-    if (e.events) {
-      res.push(timeline(e.events));
-      var prev = null;
-      res.push(h('table', { cls: 'events' }, [h('thead', null, [h('tr', null, [h('th', { text: 'at' }), h('th', { text: 'gap' }), h('th', { text: 'data' })])]),
-        h('tbody', null, e.events.map(function (ev) {
-          var gap = prev === null ? '' : ms(ev[0] - prev);
-          prev = ev[0];
-          return h('tr', null, [h('td', { text: ms(ev[0]) }), h('td', { text: gap }), h('td', { cls: 'data', text: ev[1] })]);
-        }))]));
-    } else {
-      res.push(h('pre', { cls: 'body response', text: pretty(e.response) }));
-    }
-    if (e.error) res.push(h('p', { cls: 'cuts', text: 'no complete answer: ' + e.error }));
-    kids.push(h('details', { open: true, cls: 'response' }, res));
-    if (e.curl) {
-      var pre = h('pre', { cls: 'curl', text: e.curl });
-      kids.push(h('details', { cls: 'curl' }, [h('summary', { text: 'curl (the key as the variable it was read from)' }), pre, copyButton(pre)]));
-    }
-    return h('section', { cls: 'exchange', 'data-call': id }, kids);
-  }
   var openTd = null;
   function openCell(r, td) {
     if (openTd) openTd.classList.remove('open');
@@ -657,29 +697,7 @@ export const PAGE_JS = String.raw`
     if (openTd) openTd.classList.add('open');
     panel.textContent = '';
     var p = probeById.get(r.probe) || { requirement: '', kind: r.kind, area: '' };
-    var dl = h('dl');
-    function row(k, v) { if (v !== undefined && v !== null && v !== '') add(dl, [h('dt', { text: k }), h('dd', { text: String(v) })]); }
-    row('requirement', p.requirement);
-    row('kind', p.kind + (p.area ? ' · ' + p.area : ''));
-    row('seen', r.observed);
-    if (r.status !== undefined || r.message) row('server said', (r.status !== undefined ? 'HTTP ' + r.status + ' ' : '') + (r.message || ''));
-    if (r.expected) row('baseline expects', r.expected.join(' or '));
-    if (r.comparison) row('against the baseline', r.comparison);
-    if (r.row) row('row', 'this model was not probed: one result stands for all its probes');
-    var kids = [h('button', { cls: 'close', type: 'button', text: 'close', onclick: closePanel }),
-      h('h2', { text: r.model + ' · ' + r.probe }), h('p', null, [badge(r), r.notRun ? ' (not run to its end)' : '']), dl];
-    if (r.findings && r.findings.length) {
-      kids.push(h('h3', { text: 'Findings' }));
-      kids.push(h('ul', { cls: 'findings' }, r.findings.map(function (f) { return h('li', null, [h('span', { cls: 'badge ' + (f.severity === 'fail' ? 't-bad' : f.severity === 'warn' ? 't-notice' : 't-muted'), text: f.severity }), ' ' + f.code + ': ' + f.message]); })));
-    }
-    if (r.repro) {
-      var pre = h('pre', { cls: 'repro', text: r.repro });
-      kids.push(h('h3', { text: 'Reproduce, in the reports folder' }), pre, copyButton(pre));
-    }
-    kids.push(h('h3', { text: 'Evidence (' + r.evidence.length + ' call' + (r.evidence.length === 1 ? '' : 's') + ')' }));
-    if (r.evidence.length === 0) kids.push(h('p', { cls: 'empty', text: 'No call is evidence for this cell.' }));
-    r.evidence.forEach(function (id) { kids.push(exchangeView(id)); });
-    add(panel, kids);
+    add(panel, [h('button', { cls: 'close', type: 'button', text: 'close', onclick: closePanel }), h('h2', { text: r.model + ' · ' + r.probe })].concat(cellDetails(r, p, STORE)));
     panel.hidden = false;
     panel.scrollTop = 0;
     history.replaceState(null, '', '#' + new URLSearchParams({ model: r.model, probe: r.probe }).toString());

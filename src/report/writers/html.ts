@@ -40,6 +40,74 @@ export function scriptJson(value: unknown, redact: (s: string) => string): strin
   return redact(JSON.stringify(value)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * The head of a chatprobe page, up to its app's element: a Content-Security-Policy that lets nothing leave
+ * the page (no fetch, no image, no font, no frame; only its own inline style and script). `title` is
+ * redacted already; `noscript` is our own words.
+ */
+export function pageHead(title: string, css: string, noscript: string): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${css}</style></head><body>`,
+    `<noscript><p>${escapeHtml(noscript)}</p></noscript>`,
+    '<div id="app"></div>',
+  ].join('\n');
+}
+
+/** Which recorded exchanges a page embeds, and what it says of those it leaves out. */
+export interface ExchangeChoice {
+  /** The exchanges the page may show (of the models it draws, or the evidence of the cells it shows). */
+  wanted(e: HarEntryView): boolean;
+  /** The call ids whose exchange gets its curl command. */
+  reproducible: ReadonlySet<string>;
+  /** Characters of exchanges the block may hold. */
+  budget: number;
+  /** Past this (performance.now()), no more are embedded: --max-duration covers writing the reports. */
+  deadline?: number | undefined;
+  /** Counts the exchanges left out, and why. */
+  cut: Pick<PageCut, 'exchangesLeft' | 'exchangesWhy'>;
+  /** Each entry of the file, embedded or not (the stream timings gather them all). */
+  seen?(e: HarEntryView): void;
+}
+
+/**
+ * A `<script type="application/json" id={id}>` block of the exchanges of `harPath` the page shows, keyed by
+ * call id, read a line at a time and written through `put` an entry at a time, each redacted as JSON; an empty
+ * block without the file. Resolves with whether the file was there (the run recorded its exchanges).
+ */
+export async function putExchanges(put: (piece: string) => Promise<void>, redact: (s: string) => string, id: string, harPath: string | undefined, choice: ExchangeChoice): Promise<boolean> {
+  await put(`\n<script type="application/json" id="${id}">{`);
+  // No exchanges.har (a merged report of shards that recorded none): the page says they were not recorded.
+  let recorded = false;
+  if (harPath && existsSync(harPath)) {
+    let first = true;
+    let chars = 0;
+    await eachHarEntry(harPath, async (e) => {
+      choice.seen?.(e);
+      if (!choice.wanted(e)) {
+        choice.cut.exchangesLeft++;
+        return;
+      }
+      if (chars > choice.budget || (choice.deadline !== undefined && performance.now() > choice.deadline)) {
+        choice.cut.exchangesWhy ??= chars > choice.budget ? `the page's budget of ${Math.round((choice.budget / 1024 / 1024) * 10) / 10} MB of exchanges` : 'the time left to write the reports';
+        choice.cut.exchangesLeft++;
+        return;
+      }
+      const piece = `${first ? '' : ','}${scriptJson(e._callId, redact)}:${scriptJson(pageExchange(e, choice.reproducible.has(e._callId)), redact)}`;
+      chars += piece.length;
+      await put(piece);
+      first = false;
+    });
+    recorded = true;
+  }
+  await put('}</script>\n');
+  return recorded;
+}
+
 /** Escapes text for HTML content and attribute values (the few strings the page's head carries). */
 export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -200,54 +268,23 @@ export async function writeHtml(path: string, whole: Report, harPath: string | u
   };
   const put = (piece: string) => write(redact(piece));
   try {
-    const title = `chatprobe · ${report.target.baseUrl}`;
-    await write(
-      [
-        '<!doctype html>',
-        '<html lang="en"><head><meta charset="utf-8">',
-        // Nothing leaves the page: no fetch, no image, no font, no frame; only its own inline style and script.
-        `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">`,
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        `<title>${escapeHtml(redact(title))}</title>`,
-        `<style>${PAGE_CSS}</style></head><body>`,
-        '<noscript><p>This report draws its matrix with JavaScript; matrix.md beside it has the same verdicts as text.</p></noscript>',
-        '<div id="app"></div>',
-      ].join('\n'),
-    );
+    await write(pageHead(redact(`chatprobe · ${report.target.baseUrl}`), PAGE_CSS, 'This report draws its matrix with JavaScript; matrix.md beside it has the same verdicts as text.'));
     // The evidence of cells worth reproducing gets its curl command.
     const reproducible = new Set<string>();
     for (const r of report.results) if (REPRODUCIBLE.has(r.verdict)) for (const id of r.evidence) reproducible.add(id);
     for (const m of report.models) if (m.notRun && REPRODUCIBLE.has(m.notRun.verdict)) for (const id of m.notRun.evidence) reproducible.add(id);
     const timings = new StreamTimings();
-    let recorded = false;
     const cut: PageCut = { models: whole.models.length, shownModels: report.models.length, exchangesLeft: 0 };
     const shown = new Set(report.models.map((m) => m.id));
-    await put('\n<script type="application/json" id="exchanges-data">{');
-    // No exchanges.har (a merged report): the page says the exchanges were not recorded.
-    if (harPath && existsSync(harPath)) {
-      let first = true;
-      let chars = 0;
-      await eachHarEntry(harPath, async (e) => {
-        timings.add(e);
-        // The exchanges of the models the page shows (and the endpoint's), within the page's budget and
-        // the run's deadline (--max-duration covers writing the reports): exchanges.har has them all.
-        if (e._model !== undefined && !shown.has(e._model)) {
-          cut.exchangesLeft++;
-          return;
-        }
-        if (chars > PAGE_EXCHANGE_CHARS || (deadline !== undefined && performance.now() > deadline)) {
-          cut.exchangesWhy ??= chars > PAGE_EXCHANGE_CHARS ? `the page's budget of ${PAGE_EXCHANGE_CHARS / 1024 / 1024} MB of exchanges` : 'the time left to write the reports';
-          cut.exchangesLeft++;
-          return;
-        }
-        const piece = `${first ? '' : ','}${scriptJson(e._callId, redact)}:${scriptJson(pageExchange(e, reproducible.has(e._callId)), redact)}`;
-        chars += piece.length;
-        await put(piece);
-        first = false;
-      });
-      recorded = true;
-    }
-    await put('}</script>\n');
+    // The exchanges of the models the page shows (and the endpoint's).
+    const recorded = await putExchanges(put, redact, 'exchanges-data', harPath, {
+      wanted: (e) => e._model === undefined || shown.has(e._model),
+      reproducible,
+      budget: PAGE_EXCHANGE_CHARS,
+      deadline,
+      cut,
+      seen: (e) => timings.add(e),
+    });
     await put(`<script type="application/json" id="timings-data">${scriptJson(timings, redact)}</script>\n`);
     const cutSaid = cut.shownModels < cut.models || cut.exchangesLeft > 0 ? cut : undefined;
     await put(`<script type="application/json" id="report-data">${scriptJson(pageData(report, recorded, cutSaid), redact)}</script>\n`);
