@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config/file.js';
-import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
+import { resolveEndpoints, resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { audit, INTERRUPTED_WRITE_MS, plan, type AuditResult, type AuditSinks, type AuditWith } from '../pipeline/audit.js';
 import { describeUpdate } from '../report/baseline.js';
 import { CAUSES } from '../results/causes.js';
@@ -182,13 +182,15 @@ function sayBaseline(b: NonNullable<AuditResult['baseline']>, report: Report, op
 }
 
 export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
-  let options: ResolvedOptions;
+  let endpoints: ResolvedOptions[];
   try {
-    options = resolveOptions(flags, env, loadConfig(configPath).config);
+    endpoints = resolveEndpoints(flags, env, loadConfig(configPath).config);
   } catch (e) {
     return cannotTest(e);
   }
-  return auditWith(options, env);
+  // Several base URLs: each audited in turn, then shown side by side (cli/endpoints.ts).
+  if (endpoints.length > 1) return (await import('./endpoints.js')).auditEndpoints(endpoints, env);
+  return auditWith(endpoints[0]!, env);
 }
 
 /** Starts the reference server on a free loopback port, audits it with a throw-away key, stops it. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
@@ -10,7 +11,12 @@ import { expectedNumber, rangeFromJsonSchema } from './range.js';
  * defaults and descriptions here are the ones `--help` and the README show.
  */
 export const AuditFlags = z.object({
-  baseUrl: z.string().optional().describe('Base URL of the API, ending in /v1 (env: OPENAI_BASE_URL)'),
+  // A list: repeated, the run audits each endpoint in turn (cli/endpoints.ts). A library caller's one string
+  // is taken as the list of it (resolveOptions).
+  baseUrl: z
+    .array(z.string())
+    .default([])
+    .describe('Base URL of the API, ending in /v1 (env: OPENAI_BASE_URL); repeat it to audit several endpoints in one run: each gets its own reports in a folder of --out, and --out a matrix.md and report.html with a column per endpoint'),
   apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key'),
   models: z.array(z.string()).default([]).describe('Models to audit: ids or globs (default: every listed model)'),
   probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all but the extended tier; see `chatprobe probes`)'),
@@ -38,6 +44,9 @@ export const AuditFlags = z.object({
 });
 export type AuditFlags = z.infer<typeof AuditFlags>;
 
+/** Options as a config file (or a library caller) gives them: the base URL one string or a list. */
+export type GivenOptions = Partial<Omit<AuditFlags, 'baseUrl'>> & { baseUrl?: string | string[] | undefined };
+
 export type { ResolvedOptions } from '../engine/options.js';
 
 export { DEFAULT_CONFIG } from './defaults.js';
@@ -52,6 +61,7 @@ const listOrText = (flagDescription: string | undefined, text: string) =>
 /** A config file carries the same options as the flags (camelCase keys), and never the key itself. */
 export const ConfigFile = AuditFlags.partial()
   .extend({
+    baseUrl: listOrText(AuditFlags.shape.baseUrl.description, 'one string: one base URL'),
     models: listOrText(AuditFlags.shape.models.description, 'one string of ids or globs separated by commas or spaces'),
     probes: listOrText(AuditFlags.shape.probes.description, 'one string of ids or globs separated by commas or spaces'),
     header: listOrText(AuditFlags.shape.header.description, 'one string: one header'),
@@ -97,24 +107,62 @@ const flagName = (key: string) => `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowe
 export function parseConfig(raw: unknown, file: string): Partial<AuditFlags> {
   const parsed = ConfigFile.safeParse(raw);
   if (!parsed.success) throw new CannotTestError(`invalid config ${file}: ${describeIssue(parsed.error, (k) => `key "${k}"`, raw)}`);
-  const { $schema: _schema, models, probes, header, probeFile, ...config } = parsed.data;
+  const { $schema: _schema, baseUrl, models, probes, header, probeFile, ...config } = parsed.data;
   // One string is the list the flag would make of it (splitList splits models and probes further).
   const asList = (v: string | string[] | undefined) => (typeof v === 'string' ? [v] : v);
-  return { ...config, ...(models !== undefined ? { models: asList(models) } : {}), ...(probes !== undefined ? { probes: asList(probes) } : {}), ...(header !== undefined ? { header: asList(header) } : {}), ...(probeFile !== undefined ? { probeFile: asList(probeFile) } : {}) };
+  return { ...config, ...(baseUrl !== undefined ? { baseUrl: asList(baseUrl) } : {}), ...(models !== undefined ? { models: asList(models) } : {}), ...(probes !== undefined ? { probes: asList(probes) } : {}), ...(header !== undefined ? { header: asList(header) } : {}), ...(probeFile !== undefined ? { probeFile: asList(probeFile) } : {}) };
 }
 
 /**
  * Turns flags, the environment and a config file into options, or a CannotTestError that says what to fix.
  * Precedence: flags, then OPENAI_BASE_URL for the base URL, then the config file, then the defaults.
  */
-export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: Partial<AuditFlags> = {}): ResolvedOptions {
-  const fromEnv = env.OPENAI_BASE_URL ? { baseUrl: env.OPENAI_BASE_URL } : {};
-  const given = { ...config, ...fromEnv, ...(flags as object) };
+export function resolveOptions(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions = {}): ResolvedOptions {
+  const [options, ...more] = resolveEndpoints(flags, env, config);
+  if (more.length > 0) throw new CannotTestError(`${more.length + 1} base URLs given: this command checks one endpoint at a time`, 'pass one --base-url (an audit takes several)');
+  return options!;
+}
+
+/** The base URLs given, as a list: the flag's (repeated, or one string from a library caller), else the environment's, else the file's. */
+function baseUrlsOf(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions): string[] {
+  const listOf = (v: unknown): string[] | undefined => (typeof v === 'string' ? [v] : Array.isArray(v) && v.length > 0 ? (v as string[]) : undefined);
+  return listOf((flags as { baseUrl?: unknown } | undefined)?.baseUrl) ?? listOf(env.OPENAI_BASE_URL || undefined) ?? listOf(config.baseUrl) ?? [];
+}
+
+/**
+ * The options of each endpoint given (`--base-url A --base-url B`, or a list in the config file), in
+ * order: one ResolvedOptions each, alike but for the base URL. With several, each writes its reports into
+ * a folder of --out of its own (endpointFolder); with one, into --out itself, as always.
+ */
+export function resolveEndpoints(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions = {}): ResolvedOptions[] {
+  const urls = baseUrlsOf(flags, env, config);
+  const base = resolveOne(flags, env, config, urls[0]);
+  if (urls.length <= 1) return [base];
+  const seen = new Set<string>();
+  return urls.map((url, i) => {
+    const options = i === 0 ? base : resolveOne(flags, env, config, url);
+    if (seen.has(options.baseUrl)) throw new CannotTestError(`--base-url ${options.baseUrl} is given twice`);
+    seen.add(options.baseUrl);
+    return { ...options, out: join(options.out, endpointFolder(options.baseUrl, i)) };
+  });
+}
+
+/**
+ * The folder of --out an endpoint's reports go to when a run audits several: its place and host, which
+ * carries no secret (a base URL with credentials is refused) and keeps a baseline path stable per endpoint.
+ */
+export function endpointFolder(baseUrl: string, index: number): string {
+  const url = new URL(baseUrl);
+  return `${index + 1}-${`${url.host}${url.pathname}`.replace(/[^A-Za-z0-9.]+/g, '-').replace(/^-+|-+$/g, '')}`;
+}
+
+function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions, url: string | undefined): ResolvedOptions {
+  const given = { ...config, ...(flags as object), baseUrl: url === undefined ? [] : [url] };
   const parsed = AuditFlags.safeParse(given);
   if (!parsed.success) throw new CannotTestError(`invalid ${describeIssue(parsed.error, flagName, given, AuditFlags)}`);
   const f = parsed.data;
   const secrets: Secret[] = [];
-  const baseUrl = normaliseBaseUrl(f.baseUrl, secrets);
+  const baseUrl = normaliseBaseUrl(f.baseUrl[0], secrets);
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(f.apiKeyEnv)) {
     // Not echoed: a key pasted where its variable's name belongs is the likeliest such value.
     throw new CannotTestError('invalid --api-key-env: not an environment variable name (the value is not shown: it may be the key itself); name the variable that holds the key, e.g. OPENAI_API_KEY');

@@ -16,14 +16,16 @@ describe('the command line', () => {
     expect(readCommandLine(['--json']).command.name).toBe('audit');
     expect(readCommandLine(['audit', '--json'])).toMatchObject({ named: true, problem: undefined });
     // A command's name later on the line is not one.
-    expect(problem(['--base-url', 'http://h/v1', 'doctor'])).toBe('unknown argument: doctor');
+    expect(problem(['--out', 'r', 'doctor'])).toBe('unknown argument: doctor');
   });
 
   it('types each value by its declaration, under the camelCase keys the commands and the config file use', () => {
-    expect(values(['--json', '--timeout', '0.5', '--baseline=b.json', '--base-url', 'http://h/v1'])).toEqual({ json: true, timeout: 0.5, baseline: 'b.json', baseUrl: 'http://h/v1' });
+    expect(values(['--json', '--timeout', '0.5', '--baseline=b.json', '--base-url', 'http://h/v1'])).toEqual({ json: true, timeout: 0.5, baseline: 'b.json', baseUrl: ['http://h/v1'] });
     expect(values(['--concurrency=4', '--shard', '1/2', '--dry-run'])).toEqual({ concurrency: 4, shard: '1/2', dryRun: true });
     // The camelCase spelling is the same flag.
-    expect(values(['--baseUrl', 'http://h/v1', '--apiKeyEnv', 'K'])).toEqual({ baseUrl: 'http://h/v1', apiKeyEnv: 'K' });
+    expect(values(['--baseUrl', 'http://h/v1', '--apiKeyEnv', 'K'])).toEqual({ baseUrl: ['http://h/v1'], apiKeyEnv: 'K' });
+    // --base-url takes several endpoints, repeated or in a row.
+    expect(values(['--base-url', 'http://a/v1', '--baseUrl', 'http://b/v1'])).toEqual({ baseUrl: ['http://a/v1', 'http://b/v1'] });
     // A command's declared defaults are applied; the audit's are not (the schema applies them after the config file).
     expect(values(['serve'])).toEqual({ profile: 'default', port: 0, host: '127.0.0.1' });
     expect(values(['serve', '--port', '0', '--host', '::1'])).toEqual({ profile: 'default', port: 0, host: '::1' });
@@ -68,7 +70,7 @@ describe('the command line', () => {
     expect(problem(['--baseline', '-x'])).toBe('--baseline was given without a value');
     expect(problem(['--header', ''])).toBe('--header was given without a value');
     expect(problem(['--out', ' '])).toBe('--out was given without a value');
-    expect(problem(['--base-url', 'a', '--baseUrl', 'b'])).toBe('--base-url was given more than once (it takes one value)');
+    expect(problem(['--api-key-env', 'A', '--apiKeyEnv', 'B'])).toBe('--api-key-env was given more than once (it takes one value)');
     expect(problem(['--out', 'a', '--out'])).toBe('--out was given more than once (it takes one value)');
     // A flag with a default gets no default when it is given without its value.
     expect(problem(['serve', '--port'])).toBe('--port was given without a value');

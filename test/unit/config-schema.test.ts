@@ -67,7 +67,8 @@ describe('config values take what the flags take', () => {
     expect(message({ timeout: '30' })).toBe('invalid config c.json: key "timeout": expected a number above 0, at most 3600, got the string "30"');
     expect(message({ billing: 'no' })).toBe('invalid config c.json: key "billing": expected true or false, got a string');
     // A string is never shown: a key pasted in the wrong place is the likeliest one.
-    expect(message({ baseUrl: ['sk-secret-value'] })).toBe('invalid config c.json: key "baseUrl": expected a string, got a list');
+    expect(message({ apiKeyEnv: ['sk-secret-value'] })).toBe('invalid config c.json: key "apiKeyEnv": expected a string, got a list');
+    expect(message({ baseUrl: [7] })).toBe('invalid config c.json: key "baseUrl": expected a list of strings, or one string, got a list');
   });
 });
 
