@@ -92,6 +92,30 @@ describe('chatprobe compare A B --html: two runs side by side', () => {
     expect(html).toContain('"differences":[]');
   });
 
+  it('--base-url A --base-url B: each endpoint its own reports in a folder of --out, the side by side at the top, the worst exit code', async () => {
+    const out = join(dir, 'both');
+    const run = await runCli(['--base-url', a.url, '--base-url', b.url, '--out', out, '--probes', ...PROBES, '--quiet'], { OPENAI_API_KEY: KEY });
+    const alone = await Promise.all([runCli(['compare', join(dir, 'a'), join(dir, 'a')]), runCli(['compare', join(dir, 'a'), join(dir, 'b')])]);
+    expect(alone.map((x) => x.code)).toEqual([0, 1]);
+    const folders = (await readdir(out)).sort();
+    const [fa, fb] = folders.filter((f) => /^\d-/.test(f));
+    expect([fa, fb].every((f) => f !== undefined)).toBe(true);
+    for (const f of [fa!, fb!]) for (const file of ['report.json', 'matrix.md', 'report.html', 'exchanges.har', 'junit.xml']) expect(folders.length && (await readdir(join(out, f)))).toContain(file);
+    const ra = JSON.parse(await readFile(join(out, fa!, 'report.json'), 'utf8')) as Report;
+    const rb = JSON.parse(await readFile(join(out, fb!, 'report.json'), 'utf8')) as Report;
+    expect([ra.target.baseUrl, rb.target.baseUrl]).toEqual([a.url, b.url]);
+    // The worst of the endpoints' exit codes.
+    expect(run.code, run.stderr).toBe(Math.max(ra.summary!.exitCode, rb.summary!.exitCode));
+    const matrix = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(matrix).toContain(a.url.replace(/^http:\/\//, ''));
+    const html = await readFile(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('id="compare-data"');
+    // Each endpoint's own folder still judges offline.
+    const judged = await runCli(['judge', join(out, fb!), '--quiet']);
+    expect(judged.code).toBe(rb.summary!.exitCode);
+    await expectNoKey(out);
+  });
+
   it.skipIf(NO_BROWSER)('at 1280×800: the differences listed first, both cells’ evidence open side by side, nothing cut or overlapping', async () => {
     const { page, problems } = await openFile(browser!, join(dir, 'compare.html'), '', { width: 1280, height: 800 });
     // The differences come before every other section.

@@ -98,3 +98,39 @@ describe('compareReports', () => {
     ]);
   });
 });
+
+describe('sideBySide', () => {
+  it('lists the cells compareReports finds changed first, worst first, with every run’s cell; the rest after', async () => {
+    const { sideBySide } = await import('../../src/report/compare.js');
+    const a = variant({ 'gpt-4.1|mini chat.basic': 'pass', 'gpt-4.1|mini parameters.max_tokens': 'ignored' });
+    const b = variant({ 'gpt-4.1|mini chat.basic': 'fail', 'gpt-4.1|mini parameters.max_tokens': 'honoured' });
+    const v = sideBySide([a, b]);
+    expect(v.differences.map((d) => [d.probe, d.change, d.cells.map((c) => c?.verdict)])).toEqual([
+      ['chat.basic', 'worse', ['pass', 'fail']],
+      ['parameters.max_tokens', 'better', ['ignored', 'honoured']],
+    ]);
+    expect(v.same.every((r) => r.change === undefined)).toBe(true);
+    // A model gone from B: each of its rows, its B cell empty, among the worst.
+    const gone = variant({}, (r) => {
+      r.models = r.models.filter((m) => m.id !== 'org/llama-3.1');
+      r.results = r.results.filter((x) => x.model !== 'org/llama-3.1');
+    });
+    const g = sideBySide([sampleReport(), gone]);
+    expect(g.differences.length).toBeGreaterThan(0);
+    expect(g.differences.every((d) => d.model === 'org/llama-3.1' && d.change === 'model_missing' && d.cells[1] === null)).toBe(true);
+  });
+
+  it('renders the side-by-side matrix.md a column per run, differences first, text escaped', async () => {
+    const { renderSideMatrix } = await import('../../src/report/writers/side-markdown.js');
+    const a = variant({ 'gpt-4.1|mini chat.basic': 'pass' });
+    const b = variant({ 'gpt-4.1|mini chat.basic': 'fail' });
+    const md = renderSideMatrix([
+      { label: 'a|host', path: 'r/1-a', report: a, harPath: undefined },
+      { label: 'b', path: 'r/2-b', report: b, harPath: undefined },
+    ]);
+    const rows = md.split('\n').filter((l) => l.startsWith('| `'));
+    expect(rows[0]).toContain('`chat.basic`');
+    expect(rows[0]).toContain('worse than the first');
+    expect(md).toContain('| model | probe | a\\|host | b | change |');
+  });
+});
