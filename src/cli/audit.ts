@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { loadConfig } from '../config/file.js';
-import { resolveEndpoints, resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
+import { resolveOptions, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { audit, INTERRUPTED_WRITE_MS, plan, type AuditResult, type AuditSinks, type AuditWith } from '../pipeline/audit.js';
 import { describeUpdate } from '../report/baseline.js';
 import { CAUSES } from '../results/causes.js';
@@ -179,18 +178,6 @@ function sayBaseline(b: NonNullable<AuditResult['baseline']>, report: Report, op
   if (rows.kept.length > 0) say(`not probed, so not stored: ${rows.kept.map(oneLine).join(', ')} (every cell keeps its previous expectation)\n`);
   if (rows.none.length > 0) say(`not probed, so not stored: ${rows.none.map(oneLine).join(', ')} (no expectation yet: run --update-baseline again once it answers)\n`);
   for (const line of describeUpdate(displayPath(b.path), b.update, narrowing(options))) say(`${line}\n`);
-}
-
-export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
-  let endpoints: ResolvedOptions[];
-  try {
-    endpoints = resolveEndpoints(flags, env, loadConfig(configPath).config);
-  } catch (e) {
-    return cannotTest(e);
-  }
-  // Several base URLs: each audited in turn, then shown side by side (cli/endpoints.ts).
-  if (endpoints.length > 1) return (await import('./endpoints.js')).auditEndpoints(endpoints, env);
-  return auditWith(endpoints[0]!, env);
 }
 
 /** Starts the reference server on a free loopback port, audits it with a throw-away key, stops it. */

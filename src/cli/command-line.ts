@@ -130,7 +130,7 @@ export function readCommandLine(argv: readonly string[]): CommandLine {
     // (not a negative number) means this one came without its value.
     const value = token.value;
     give(name, !token.inlineValue && value?.startsWith('-') && !/^-\d/.test(value) ? undefined : value, true);
-    if (flag.many) taker = { list: name };
+    if (flag.many && !flag.repeated) taker = { list: name };
   }
 
   for (const [name, flag] of Object.entries(flags)) {

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
-import { secretsOf, type ResolvedOptions } from '../config/options.js';
+import { loadConfig } from '../config/file.js';
+import { resolveEndpoints, secretsOf, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
 import { HAR_FILE } from '../report/har.js';
 import { readReport } from '../report/read.js';
@@ -79,4 +80,17 @@ export async function auditEndpoints(endpoints: readonly ResolvedOptions[], env:
     worst = Math.max(worst, EXIT.cannotTest);
   }
   return worst;
+}
+
+/** chatprobe [audit]: one endpoint audited (cli/audit.ts auditWith), or several in turn, side by side. */
+export async function auditCommand(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configPath?: string): Promise<number> {
+  let endpoints: ResolvedOptions[];
+  try {
+    endpoints = resolveEndpoints(flags, env, loadConfig(configPath).config);
+  } catch (e) {
+    return cannotTest(e);
+  }
+  // Several base URLs: each audited in turn, then shown side by side (cli/endpoints.ts).
+  if (endpoints.length > 1) return auditEndpoints(endpoints, env);
+  return auditWith(endpoints[0]!, env);
 }

@@ -8,6 +8,8 @@ export interface Flag {
   type: 'string' | 'number' | 'boolean';
   /** Takes several values: the flag repeated, or several after it (`--models a b`), each one kept. */
   many?: boolean;
+  /** With `many`: one value each time the flag is given, never the words after it (`--base-url A --base-url B`). */
+  repeated?: boolean;
   describe: string;
   /** The value when the flag is not given (for a command no config file speaks for). */
   default?: string | number | boolean;
@@ -43,6 +45,13 @@ interface ZodLike {
  * Flags derived from a zod object schema, so flags, defaults and help text have one source. Only the
  * shapes our options use are handled: string, number, boolean, arrays of strings.
  */
+/**
+ * List options whose flag takes one value each time it is given: a word after `--base-url URL` is a stray
+ * argument (a key pasted there is refused as one, not read as a second endpoint), and a word after
+ * `--probe-file F` may be a command's own argument (`judge --probe-file p.mjs RUN_DIR`).
+ */
+const REPEATED = new Set(['baseUrl', 'probeFile']);
+
 export function flagsFrom(schema: z.ZodObject): Record<string, Flag> {
   const out: Record<string, Flag> = {};
   for (const [key, field] of Object.entries(schema.shape)) {
@@ -55,7 +64,7 @@ export function flagsFrom(schema: z.ZodObject): Record<string, Flag> {
     }
     const type = node._zod.def.type;
     let flag: Flag;
-    if (type === 'array') flag = { type: 'string', many: true, describe };
+    if (type === 'array') flag = { type: 'string', many: true, ...(REPEATED.has(key) ? { repeated: true } : {}), describe };
     else if (type === 'number') flag = { type, describe, range: rangeFromJsonSchema(node.toJSONSchema({ io: 'input' })) };
     else if (type === 'boolean' || type === 'string') flag = { type, describe };
     else throw new Error(`flag --${kebab(key)}: unsupported option type ${type}`);

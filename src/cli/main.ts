@@ -21,7 +21,7 @@ const list = (v: unknown): string[] | undefined =>
 
 /** Each command's code, imported when it runs, given the values read from the line. */
 const RUN: Record<CommandName, (v: Values) => Promise<number>> = {
-  audit: async (v) => (await import('./audit.js')).auditCommand(pickFlags(AUDIT_FLAGS, v), process.env, v.config as string | undefined),
+  audit: async (v) => (await import('./endpoints.js')).auditCommand(pickFlags(AUDIT_FLAGS, v), process.env, v.config as string | undefined),
   demo: async (v) => (await import('./audit.js')).demoCommand(String(v.profile), pickFlags(AUDIT_FLAGS, v), process.env),
   serve: async (v) =>
     (await import('./serve.js')).serveCommand({ profile: v.profile as string, port: v.port as number, host: v.host as string, apiKeyEnv: v.apiKeyEnv as string | undefined }, process.env),
