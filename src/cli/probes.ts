@@ -1,4 +1,5 @@
-import { costOfProbes, resolveCost } from '../engine/probe.js';
+import { costOfProbes, inTier, QUICK_REQUESTS, resolveCost, TIERS, type Tier } from '../engine/probe.js';
+import { costOfTiers } from '../engine/cost.js';
 import { PROBES } from '../../suites/index.js';
 import { out } from './output.js';
 
@@ -21,21 +22,21 @@ export function probesCommand(json: boolean): number {
     return 0;
   }
   const idWidth = Math.max(...rows.map((r) => r.id.length));
+  const tierWidth = Math.max(...TIERS.map((t) => t.length));
   for (const r of rows) {
     const shared = r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : '';
     const cost = `${r.cost.requests} req${shared}`;
-    const tier = r.tier === 'extended' ? '(extended tier) ' : '';
-    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${cost.padEnd(16)}  ${tier}${r.requirement}\n`);
+    out(`${r.id.padEnd(idWidth)}  ${r.kind.padEnd(11)}  ${(r.scope === 'target' ? 'endpoint' : 'model').padEnd(8)}  ${r.tier.padEnd(tierWidth)}  ${cost.padEnd(16)}  ${r.requirement}\n`);
   }
-  const chosen = PROBES.filter((p) => p.tier !== 'extended');
-  const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
-  // What naming them adds to the default selection: shared exchanges both read are paid once.
-  const all = costOfProbes(PROBES.filter((p) => p.scope !== 'target'), SAMPLES);
-  const extended = { requests: all.requests - model.requests };
-  const endpoint = costOfProbes(PROBES.filter((p) => p.scope === 'target'), SAMPLES);
-  out(
-    `\n${rows.length} probes. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
-      `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.\n`,
-  );
+  // Each tier holds the ones before it; shared exchanges are paid once per model, whichever probes read them.
+  // Billing calls included: a run leaves them out where no balance route answers.
+  const tiers = costOfTiers(PROBES, SAMPLES, true);
+  const endpoint = (tier: Tier) => costOfProbes(PROBES.filter((p) => p.scope === 'target' && inTier(p, tier)), SAMPLES);
+  out(`\n${rows.length} probes. At most, per model (smoke call, shared exchanges and billing calls included), and once per endpoint:\n`);
+  for (const t of tiers) {
+    const goal = t.tier === 'quick' ? `  (goal: at most ${QUICK_REQUESTS} requests a model)` : t.tier === 'default' ? '  (without --tier)' : '';
+    out(`  --tier ${t.tier.padEnd(tierWidth)}  ${String(t.probes).padStart(3)} probes  ${String(t.requests).padStart(4)} requests  ${String(t.maxTokens).padStart(5)} max tokens;  endpoint: ${endpoint(t.tier).requests} requests${goal}\n`);
+  }
+  out(`At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan, and says whether it fits --max-requests and --max-tokens.\n`);
   return 0;
 }
