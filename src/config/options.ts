@@ -8,6 +8,9 @@ import { Tier } from '../results/model.js';
 import { described } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';
 
+/** The most a spending cap takes: a bound for the schema, far past any run (a billion requests or tokens). */
+const MAX_CAP = 1_000_000_000;
+
 /**
  * The audit options, defined once: the CLI flags are derived from this schema (cli/flags.ts), and the
  * defaults and descriptions here are the ones `--help` and the README show.
@@ -31,10 +34,10 @@ export const AuditFlags = z.object({
   // at start (--max-duration) or paced nothing (--rpm).
   rpm: z.number().min(0.001).optional().describe('Requests per minute at most, for the whole run'),
   maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take, writing the reports included: probing stops early enough to write them; cells not reached are reported as not run (cause deadline) and fail'),
-  maxRequests: z.number().int().min(1).optional().describe('Requests the whole run may send (GET /models and retries included, balance reads not): the request past it is not sent, the run stops there and cells not reached are reported as not run (cause budget) and fail'),
-  maxTokens: z.number().int().min(1).optional().describe('Output tokens the whole run may ask for (the sum of the limits sent, counted as the dry run counts them): the request past it is not sent, the run stops there, as with --max-requests'),
-  maxRequestsPerModel: z.number().int().min(1).optional().describe("Requests each model's row may send (its smoke call and probes; the endpoint probes are the run's): past it that row stops, its cells not reached are not run (cause budget)"),
-  maxTokensPerModel: z.number().int().min(1).optional().describe("Output tokens each model's row may ask for, counted as --max-tokens counts them: past it that row stops, as with --max-requests-per-model"),
+  maxRequests: z.number().int().min(1).max(MAX_CAP).optional().describe('Requests the whole run may send (GET /models and retries included, balance reads not): the request past it is not sent, the run stops there and cells not reached are reported as not run (cause budget) and fail'),
+  maxTokens: z.number().int().min(1).max(MAX_CAP).optional().describe('Output tokens the whole run may ask for (the sum of the limits sent, counted as the dry run counts them): the request past it is not sent, the run stops there, as with --max-requests'),
+  maxRequestsPerModel: z.number().int().min(1).max(MAX_CAP).optional().describe("Requests each model's row may send (its smoke call and probes; the endpoint probes are the run's): past it that row stops, its cells not reached are not run (cause budget)"),
+  maxTokensPerModel: z.number().int().min(1).max(MAX_CAP).optional().describe("Output tokens each model's row may ask for, counted as --max-tokens counts them: past it that row stops, as with --max-requests-per-model"),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run: the cells it observed are stored, every other cell is kept'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
