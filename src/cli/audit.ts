@@ -32,6 +32,8 @@ function narrowing(options: ResolvedOptions): string[] {
   if (options.shard) by.push(`--shard ${options.shard.index}/${options.shard.count}`);
   if (options.models.length > 0) by.push(`--models ${options.models.map(oneLine).join(' ')}`);
   if (options.probes.length > 0) by.push(`--probes ${options.probes.join(' ')}`);
+  // The default tier is what a run without --tier audits; the quick one is part of it.
+  if (options.tier === 'quick') by.push('--tier quick');
   return by;
 }
 
