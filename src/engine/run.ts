@@ -14,7 +14,7 @@ import type { ProbeDefinition, ProbeOptions } from './probe.js';
 import type { RecordedCall } from './recorded-call.js';
 import { runPlan } from './schedule.js';
 import { RunStop } from './stop.js';
-import { Budget, CapCounter, type BudgetDecisions, type CapWarning } from './budget.js';
+import { Budget, CapCounter, type BudgetDecisions, type CapReached, type CapWarning } from './budget.js';
 
 /** What stopped a run before its end, as its record keeps it. */
 export type RunStopCause = 'interrupted' | 'deadline' | 'budget';
@@ -135,15 +135,19 @@ export async function runAudit(
   const { client, log } = openSession(options, stop.signal, seams, stop.sending);
   log.onCall = hooks.onCall;
   // The spending caps, checked before each request (engine/budget.ts): counted here, or as the recorded run decided.
+  // A whole-run cap reached stops the sending, and the record says where (a Ctrl-C after it still cuts
+  // the calls in flight, and is recorded as its own stop).
+  const recorder = seams.recorder;
   const caps = options.caps;
   const endpointProbes = new Set(probes.filter((p) => p.scope === 'target').map((p) => p.id));
-  const budget = Object.values(caps).some((v) => v !== undefined)
-    ? new Budget(seams.budget ?? new CapCounter(caps, hooks.onNearCap?.bind(hooks)), endpointProbes, (r) => stop.overBudget(r))
-    : undefined;
+  const overBudget = (r: CapReached) => {
+    if (!stop.sending.aborted) recorder?.stopped('budget');
+    stop.overBudget(r);
+  };
+  const budget = Object.values(caps).some((v) => v !== undefined) ? new Budget(seams.budget ?? new CapCounter(caps, hooks.onNearCap?.bind(hooks)), endpointProbes, overBudget) : undefined;
   log.budget = budget;
-  const recorder = seams.recorder;
   // After the client's own listener: the calls the stop cuts short are recorded after it.
-  if (recorder) stop.sending.addEventListener('abort', () => recorder.stopped(stop.interrupted ? 'interrupted' : stop.ranOut ? 'deadline' : 'budget'), { once: true });
+  if (recorder) stop.signal?.addEventListener('abort', () => recorder.stopped(stop.interrupted ? 'interrupted' : 'deadline'), { once: true });
   // Our own event loop's lateness over the run: the control for verdicts on arrival timing.
   const lag = seams.lag ?? (recorder ? recorder.watch(new LoopLag()) : new LoopLag());
   lag.start();
