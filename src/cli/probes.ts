@@ -35,7 +35,7 @@ export function probesCommand(json: boolean): number {
   out(`\n${rows.length} probes. At most, per model (smoke call, shared exchanges and billing calls included), and once per endpoint:\n`);
   for (const t of tiers) {
     const goal = t.tier === 'quick' ? `  (goal: at most ${QUICK_REQUESTS} requests a model)` : t.tier === 'default' ? '  (without --tier)' : '';
-    out(`  --tier ${t.tier.padEnd(tierWidth)}  ${String(t.probes).padStart(3)} probes  ${String(t.requests).padStart(4)} requests  ${String(t.maxTokens).padStart(5)} max tokens;  endpoint: ${endpoint(t.tier).requests} requests${goal}\n`);
+    out(`  --tier ${t.tier.padEnd(tierWidth)}  ${String(t.probes).padStart(3)} model probes  ${String(t.requests).padStart(4)} requests  ${String(t.maxTokens).padStart(5)} max tokens;  endpoint: ${endpoint(t.tier).requests} requests${goal}\n`);
   }
   out(`At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan, and says whether it fits --max-requests and --max-tokens.\n`);
   return 0;
