@@ -2,7 +2,7 @@
  * Benchmarks, reported as ratios against a baseline measured in the same run (absolute times depend on
  * the machine; ratios mostly do not), each with its goal where it has one (the README's benchmark table). Run with
  * `npm run bench`, or `npm run bench -- NAME` for one group (sse, junit, matrix, boundary, audit,
- * latency, startup, rss, stream, html). Nothing here is asserted: the tests time nothing but report.html's load,
+ * latency, startup, rss, stream, html, cost). Nothing here is asserted: the tests time nothing but report.html's load,
  * against a bound far above this row's goal.
  */
 import { performance } from 'node:perf_hooks';
@@ -19,6 +19,7 @@ import { PROBES } from '../suites/index.js';
 import { benchLatency } from './latency.js';
 import { benchHtml } from './html.js';
 import { benchRss, benchStartup, benchStream, type Measured } from './memory.js';
+import { benchCost } from './cost.js';
 
 interface Row {
   name: string;
@@ -180,13 +181,14 @@ const benches: Record<string, () => Promise<Measured[]>> = {
   rss: benchRss,
   stream: benchStream,
   html: benchHtml,
+  cost: benchCost,
 };
 const only = process.argv[2];
 if (only && !(only in benches)) throw new Error(`no bench "${only}": ${Object.keys(benches).join(', ')}`);
 const rows: Measured[] = [];
 for (const [name, bench] of Object.entries(benches)) if (!only || only === name) rows.push(...(await bench()));
 
-const fmt = (v: number, unit: Measured['unit']) => (unit === 'MB' ? `${v.toFixed(0)} MB` : `${v.toFixed(1)} ms`);
+const fmt = (v: number, unit: Measured['unit']) => (unit === 'MB' ? `${v.toFixed(0)} MB` : unit === 'ms' ? `${v.toFixed(1)} ms` : `${v} ${unit}`);
 const within = (r: Measured) => (Number.isNaN(r.goal.max) ? undefined : (r.goal.absolute ? r.ours : r.ours / r.base) <= r.goal.max);
 const goalText = (r: Measured) => (Number.isNaN(r.goal.max) ? '' : r.goal.absolute ? `≤ ${r.goal.max} ${r.unit}` : `≤ ${r.goal.max}×`);
 const table = [['benchmark', 'ours', 'baseline', 'ratio', 'goal', '', 'baseline is'], ...rows.map((r) => {

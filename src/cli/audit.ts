@@ -19,6 +19,9 @@ import { cannotTest, command, displayPath, err, FINISHING, guardSecrets, harSave
 import { renderPlan } from './plan.js';
 import type { ProbeDefinition } from '../engine/probe.js';
 import { withProbeFiles } from '../pipeline/user-probes.js';
+import { WARN_SHARE, type CapWarning } from '../engine/budget.js';
+import { capText, countsRequests } from '../results/budget.js';
+import { capsReachedText } from '../report/summary.js';
 
 /** Beyond this many models, a run is worth a warning before it starts spending. */
 const LARGE_RUN_MODELS = 500;
@@ -29,6 +32,8 @@ function narrowing(options: ResolvedOptions): string[] {
   if (options.shard) by.push(`--shard ${options.shard.index}/${options.shard.count}`);
   if (options.models.length > 0) by.push(`--models ${options.models.map(oneLine).join(' ')}`);
   if (options.probes.length > 0) by.push(`--probes ${options.probes.join(' ')}`);
+  // The default tier is what a run without --tier audits; the quick one is part of it.
+  if (options.tier === 'quick') by.push('--tier quick');
   return by;
 }
 
@@ -79,6 +84,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   const sinks: AuditSinks = {
     recording: (h) => (har = h),
     warn: (text) => err(`warning: ${text}\n`),
+    nearCap: (w) => say(`warning: ${nearCapText(w)}\n`),
     plan: (models, probes) => {
       begun = true;
       const perModel = probes.filter((p) => p.scope !== 'target').length;
@@ -87,7 +93,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       const unlisted = models.filter((m) => !m.listed).map((m) => m.id);
       say(`${source?.doing ?? 'auditing'} ${extentText(called, probes)} at ${options.baseUrl}\n`);
       if (called > LARGE_RUN_MODELS) {
-        say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration\n`);
+        say(`warning: ${called} models is a large run: narrow it with --models, split it with --shard i/n, or bound it with --max-duration or --max-requests\n`);
       }
       if (unlisted.length > 0) {
         say(`not listed by GET /models: ${unlisted.map(oneLine).join(', ')}${options.allowUnlisted ? ' (called anyway: --allow-unlisted)' : ' (reported as not tested, not called)'}\n`);
@@ -148,6 +154,16 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
           `${result.reserveMs ? ` (probing stopped ${(result.reserveMs / 1000).toFixed(1)} s before the end, the time kept to write the reports)` : ''}\n`,
       );
     }
+    const capped = capsReachedText(report, '');
+    if (capped) {
+      const perRow = report.probes.filter((p) => p.scope !== 'target').length;
+      const cells = report.results.filter((r) => r.cause === 'budget').length;
+      const notReached = report.models.filter((m) => m.notRun?.cause === 'budget').length;
+      err(
+        `${capped}: ${cells} cell(s) not run, and ${notReached} model(s) not reached (each counted once for its ${perRow} cells), reported with cause "budget" ` +
+          `and counted among the ${report.summary!.outcomes.failed} failed; the dry run (--dry-run) says what the plan needs of each cap\n`,
+      );
+    }
     if (result.baseline) sayBaseline(result.baseline, report, options, say);
     return result.exitCode;
   } catch (e) {
@@ -160,6 +176,14 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
   } finally {
     interrupt.release();
   }
+}
+
+/** A spending cap at 80%: what is spent, and what happens at the cap. */
+function nearCapText(w: CapWarning): string {
+  const unit = countsRequests(w.cap) ? 'requests sent' : 'output tokens asked for';
+  const reached = `${Math.round(WARN_SHARE * 100)}% of ${capText(w)}`;
+  if (w.model === undefined) return `${reached} spent (${w.spent} ${unit}): the request past ${w.limit} is not sent, and the run stops there`;
+  return `${oneLine(w.model)} has spent ${reached} (${w.spent} ${unit}): a model's requests past ${w.limit} are not sent, and its row stops there (said for the first model to get there)`;
 }
 
 /** What a rewrite of the baseline did, or why it was not rewritten. */

@@ -8,8 +8,11 @@ import { optionsOf, type Flag, type FlagRow, type Positional } from './flags.js'
 /** The audit flags (generated from config/options.ts by `npm run schema`; a test keeps it current). */
 export const AUDIT_FLAGS = auditFlags as readonly FlagRow[];
 
+/** The audit's own flags, which neither doctor nor passthrough takes: the tier, and the spending caps (engine/budget.ts). */
+const AUDIT_ONLY = ['tier', 'maxRequests', 'maxTokens', 'maxRequestsPerModel', 'maxTokensPerModel'];
+
 /** The audit flags passthrough shares. */
-const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun']);
+const PASSTHROUGH_SHARED = optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'allowUnlisted', 'strict', 'requireAuth', 'samples', 'retries', 'maxDuration', 'shard', 'billing', 'dryRun', ...AUDIT_ONLY]);
 
 export type CommandName = 'audit' | 'demo' | 'serve' | 'doctor' | 'merge' | 'compare' | 'repro' | 'judge' | 'probes' | 'upstream' | 'passthrough';
 
@@ -63,7 +66,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     name: 'doctor',
     describe: 'Check only what stops an audit, in the order operators check it: models list, model listed, token, group, quota, rate limit and upstream',
     options: {
-      ...optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing']),
+      ...optionsOf(AUDIT_FLAGS, ['probes', 'probeFile', 'out', 'strict', 'requireAuth', 'samples', 'baseline', 'updateBaseline', 'shard', 'dryRun', 'quiet', 'billing', ...AUDIT_ONLY]),
       json: { type: 'boolean', describe: "Print each model's checks as JSON instead of the list" },
       config: config('Config file'),
     },

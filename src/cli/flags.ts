@@ -43,7 +43,7 @@ interface ZodLike {
 
 /**
  * Flags derived from a zod object schema, so flags, defaults and help text have one source. Only the
- * shapes our options use are handled: string, number, boolean, arrays of strings.
+ * shapes our options use are handled: string, number, boolean, a choice of words, arrays of strings.
  */
 /**
  * List options whose flag takes one value each time it is given: a word after `--base-url URL` is a stray
@@ -67,6 +67,8 @@ export function flagsFrom(schema: z.ZodObject): Record<string, Flag> {
     if (type === 'array') flag = { type: 'string', many: true, ...(REPEATED.has(key) ? { repeated: true } : {}), describe };
     else if (type === 'number') flag = { type, describe, range: rangeFromJsonSchema(node.toJSONSchema({ io: 'input' })) };
     else if (type === 'boolean' || type === 'string') flag = { type, describe };
+    // One of a few words (--tier): read as a string, checked by the options schema with the others.
+    else if (type === 'enum') flag = { type: 'string', describe };
     else throw new Error(`flag --${kebab(key)}: unsupported option type ${type}`);
     if (fallback !== undefined && !(Array.isArray(fallback) && fallback.length === 0) && fallback !== false) flag.shownDefault = JSON.stringify(fallback);
     out[kebab(key)] = flag;

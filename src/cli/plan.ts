@@ -1,5 +1,8 @@
 import { oneLine } from '../text.js';
 import type { PlanSummary } from '../engine/run.js';
+import type { CapFit } from '../engine/cost.js';
+import { QUICK_REQUESTS } from '../engine/probe.js';
+import { capText, countsRequests, perModelCap } from '../results/budget.js';
 import { extentText } from '../report/style.js';
 import { ROOM_FACTOR, ROOM_SLACK } from '../engine/room.js';
 
@@ -28,5 +31,20 @@ export function renderPlan(plan: PlanSummary): string {
   }
   lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included); up to +${plan.reasoningRoom.total} max tokens more if every model reasons`);
   lines.push('max tokens: the sum of the limits sent; a request without a limit counts the answer its prompt asks for.');
+  lines.push('', 'tiers (--tier), per model, the smoke call included:');
+  for (const t of plan.tiers) lines.push(`  ${t.tier.padEnd(8)}  ${String(t.requests).padStart(4)} request(s)  ${String(t.maxTokens).padStart(5)} max tokens  (${t.probes} probes)${t.tier === 'quick' ? `  goal: at most ${QUICK_REQUESTS} requests` : ''}`);
+  if (plan.caps.length > 0) {
+    lines.push('', 'spending caps (the plan at most; retries, resends and room for reasoning come on top and are counted too):');
+    for (const c of plan.caps) lines.push(`  ${capFitText(c)}`);
+  }
   return `${lines.join('\n')}\n`;
+}
+
+/** One cap against the plan: "--max-requests 100: the plan needs 242: does not fit (the run stops at the cap)". */
+export function capFitText(c: CapFit): string {
+  const what = countsRequests(c.cap) ? 'request(s)' : 'max tokens';
+  const needs = `${capText(c)}: the plan needs ${c.needs} ${what}${perModelCap(c.cap) ? ' a model' : ''}`;
+  if (!c.fits) return `${needs}: does not fit (${perModelCap(c.cap) ? "a model's row stops at the cap" : 'the run stops at the cap'}; cells not reached are not run, cause budget)`;
+  if (c.fitsWithRoom === false) return `${needs}: fits, but not with room for reasoning (up to +${c.room}${perModelCap(c.cap) ? ' on a model that reasons' : ' if every model reasons'})`;
+  return `${needs}: fits`;
 }

@@ -1,4 +1,5 @@
-import { costOfProbes, resolveCost, type ProbeDefinition } from '../engine/probe.js';
+import { costOfProbes, inTier, QUICK_REQUESTS, resolveCost, TIERS, type ProbeDefinition, type Tier } from '../engine/probe.js';
+import { costOfTiers } from '../engine/cost.js';
 import { PROBES } from '../../suites/index.js';
 import { withProbeFiles } from '../pipeline/user-probes.js';
 import { wrapText } from '../text.js';
@@ -12,7 +13,7 @@ export interface ProbeRow {
   id: string;
   kind: string;
   scope: 'model' | 'target';
-  tier: 'default' | 'extended';
+  tier: Tier;
   requirement: string;
   cost: { requests: number; shared: string[] };
 }
@@ -33,10 +34,10 @@ const REQUIREMENT_ROOM = 30;
  */
 export function renderProbeList(rows: ProbeRow[], columns?: number): string {
   const cost = (r: ProbeRow) => `${r.cost.requests} req${r.cost.shared.length > 0 ? ` +${r.cost.shared.length} shared` : ''}`;
-  const requirement = (r: ProbeRow) => `${r.tier === 'extended' ? '(extended tier) ' : ''}${r.requirement}`;
+  const requirement = (r: ProbeRow) => r.requirement;
   const scope = (r: ProbeRow) => (r.scope === 'target' ? 'endpoint' : 'model');
-  const cells = rows.map((r) => [r.id, r.kind, scope(r), cost(r)]);
-  const head = ['probe', 'kind', 'scope', 'cost'];
+  const cells = rows.map((r) => [r.id, r.kind, scope(r), r.tier, cost(r)]);
+  const head = ['probe', 'kind', 'scope', 'tier', 'cost'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i]!)).join('  ');
   const before = widths.reduce((n, w) => n + w + 2, 0);
@@ -52,10 +53,10 @@ export function renderProbeList(rows: ProbeRow[], columns?: number): string {
   } else {
     // Too narrow for a column: kind, scope and cost beside the id where they fit, the requirement below.
     const width = Math.max(40, columns);
-    const meta = (c: string[]) => `${c[1]}, ${c[2]}, ${c[3]}`;
+    const meta = (c: string[]) => `${c[1]}, ${c[2]}, ${c[3]}, ${c[4]}`;
     const idWidth = widths[0]!;
     const beside = Math.max(...cells.map((c) => idWidth + 2 + meta(c).length)) <= width;
-    lines.push(beside ? `${'probe'.padEnd(idWidth)}  kind, scope, cost` : 'probe: kind, scope, cost');
+    lines.push(beside ? `${'probe'.padEnd(idWidth)}  kind, scope, tier, cost` : 'probe: kind, scope, tier, cost');
     lines.push('    requirement');
     cells.forEach((c, i) => {
       lines.push('');
@@ -91,15 +92,18 @@ export async function probesCommand(json: boolean, probeFiles: readonly string[]
   }
   const columns = terminalColumns();
   out(renderProbeList(rows, columns));
-  const chosen = all.filter((p) => p.tier !== 'extended');
-  const model = costOfProbes(chosen.filter((p) => p.scope !== 'target'), SAMPLES);
-  // What naming them adds to the default selection: shared exchanges both read are paid once.
-  const every = costOfProbes(all.filter((p) => p.scope !== 'target'), SAMPLES);
-  const extended = { requests: every.requests - model.requests };
-  const endpoint = costOfProbes(all.filter((p) => p.scope === 'target'), SAMPLES);
-  const closing =
-    `${rows.length} probes${all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : ''}. Per model, by default: at most ${model.requests + 1} requests (smoke call, shared exchanges and billing calls included), ${model.maxTokens + 2} max tokens; ` +
-    `the extended tier adds ${extended.requests}; once per endpoint: ${endpoint.requests} requests. At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan.`;
-  out(`\n${(columns === undefined ? [closing] : wrap(closing, Math.max(40, columns))).join('\n')}\n`);
+  // Each tier holds the ones before it; shared exchanges are paid once per model, whichever probes read them.
+  // Billing calls included: a run leaves them out where no balance route answers.
+  const tierWidth = Math.max(...TIERS.map((t) => t.length));
+  const tiers = costOfTiers(all, SAMPLES, true);
+  const endpoint = (tier: Tier) => costOfProbes(all.filter((p) => p.scope === 'target' && inTier(p, tier)), SAMPLES);
+  const fromFiles = all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : '';
+  out(`\n${rows.length} probes${fromFiles}. At most, per model (smoke call, shared exchanges and billing calls included), and once per endpoint:\n`);
+  for (const t of tiers) {
+    const goal = t.tier === 'quick' ? `  (goal: at most ${QUICK_REQUESTS} requests a model)` : t.tier === 'default' ? '  (without --tier)' : '';
+    out(`  --tier ${t.tier.padEnd(tierWidth)}  ${String(t.probes).padStart(3)} model probes  ${String(t.requests).padStart(4)} requests  ${String(t.maxTokens).padStart(5)} max tokens;  endpoint: ${endpoint(t.tier).requests} requests${goal}\n`);
+  }
+  const closing = `At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan, and says whether it fits --max-requests and --max-tokens.`;
+  out(`${(columns === undefined ? [closing] : wrap(closing, Math.max(40, columns))).join('\n')}\n`);
   return 0;
 }

@@ -3,8 +3,14 @@ import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
 import type { ResolvedOptions } from '../engine/options.js';
+import type { SpendingCaps } from '../engine/budget.js';
+import { Cap } from '../results/budget.js';
+import { Tier } from '../results/model.js';
 import { described } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';
+
+/** The most a spending cap takes: a bound for the schema, far past any run (a billion requests or tokens). */
+const MAX_CAP = 1_000_000_000;
 
 /**
  * The audit options, defined once: the CLI flags are derived from this schema (cli/flags.ts), and the
@@ -20,6 +26,7 @@ export const AuditFlags = z.object({
   apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the environment variable that holds the API key'),
   models: z.array(z.string()).default([]).describe('Models to audit: ids or globs (default: every listed model)'),
   probes: z.array(z.string()).default([]).describe('Probes to run: ids or globs (default: all but the extended tier; see `chatprobe probes`)'),
+  tier: Tier.optional().describe('Probes of a tier: quick (at most 20 requests a model: reachability, the wire, the parameters most clients send), default, or extended (every probe); with --probes, only the named probes of that tier (default: the default tier, or what --probes names)'),
   out: z.string().default('reports').describe('Folder for report.json, junit.xml, matrix.md, report.html, trace.jsonl, exchanges.har and the run record record.jsonl.gz'),
   concurrency: z.number().int().min(1).max(64).default(4).describe('Requests in flight at once'),
   timeout: z.number().positive().max(3600).default(60).describe('Per-request timeout, in seconds (an uncapped smoke call that runs past it is retried with a limit)'),
@@ -34,6 +41,10 @@ export const AuditFlags = z.object({
   // at start (--max-duration) or paced nothing (--rpm).
   rpm: z.number().min(0.001).optional().describe('Requests per minute at most, for the whole run'),
   maxDuration: z.number().positive().max(2_000_000).optional().describe('Seconds the whole run may take, writing the reports included: probing stops early enough to write them; cells not reached are reported as not run (cause deadline) and fail'),
+  maxRequests: z.number().int().min(1).max(MAX_CAP).optional().describe('Requests the whole run may send (GET /models and retries included, balance reads not): the request past it is not sent, the run stops there and cells not reached are reported as not run (cause budget) and fail'),
+  maxTokens: z.number().int().min(1).max(MAX_CAP).optional().describe('Output tokens the whole run may ask for (the sum of the limits sent, counted as the dry run counts them): the request past it is not sent, the run stops there, as with --max-requests'),
+  maxRequestsPerModel: z.number().int().min(1).max(MAX_CAP).optional().describe("Requests each model's row may send (its smoke call and probes; the endpoint probes are the run's): past it that row stops, its cells not reached are not run (cause budget)"),
+  maxTokensPerModel: z.number().int().min(1).max(MAX_CAP).optional().describe("Output tokens each model's row may ask for, counted as --max-tokens counts them: past it that row stops, as with --max-requests-per-model"),
   baseline: z.string().optional().describe('Baseline file: each cell is compared with its expected verdict(s); only regressions fail'),
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run: the cells it observed are stored, every other cell is kept'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
@@ -75,6 +86,7 @@ export const ConfigFile = AuditFlags.partial()
 function expectedOf(j: Record<string, unknown>): string {
   if (j.type === 'number' || j.type === 'integer') return expectedNumber(rangeFromJsonSchema(j));
   if (j.type === 'boolean') return 'true or false';
+  if (Array.isArray(j.enum)) return `one of ${j.enum.join(', ')}`;
   if (j.type === 'array') return 'a list of strings';
   if (Array.isArray(j.anyOf)) return 'a list of strings, or one string';
   return 'a string';
@@ -210,6 +222,7 @@ function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions
     models: splitList(f.models),
     probes: splitList(f.probes),
     probeFiles: [...new Set(f.probeFile)],
+    tier: f.tier,
     out: f.out,
     concurrency: f.concurrency,
     timeoutMs: Math.round(f.timeout * 1000),
@@ -220,6 +233,7 @@ function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions
     retries: f.retries,
     rpm: f.rpm,
     maxDurationMs: f.maxDuration === undefined ? undefined : Math.round(f.maxDuration * 1000),
+    caps: spendingCaps(f),
     baseline: f.baseline,
     updateBaseline: f.updateBaseline,
     shard: parseShard(f.shard),
@@ -229,6 +243,13 @@ function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions
     quiet: f.quiet,
     secrets,
   };
+}
+
+/** The spending caps given, and only those (engine/budget.ts). */
+function spendingCaps(f: AuditFlags): SpendingCaps {
+  const caps: SpendingCaps = {};
+  for (const cap of Cap.options) if (f[cap] !== undefined) caps[cap] = f[cap];
+  return caps;
 }
 
 function parseShard(text: string | undefined): { index: number; count: number } | undefined {

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stopFailure, type BodySink, type HttpRequest, type HttpResponse } from '../http/client.js';
+import { stopFailure, type BodySink, type HttpRequest, type HttpResponse, type TransportFailure } from '../http/client.js';
 import type { CallRecord } from '../results/model.js';
 import { StreamSink, toExchange, toStreamExchange, type Exchange, type StreamExchange } from './exchange.js';
 import { describeFailure } from './verdicts.js';
@@ -9,6 +9,8 @@ import { clip } from '../text.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import { capBody, type RecordedCall } from './recorded-call.js';
 import { Slots, type HeldSlot } from './slots.js';
+import { OverBudget, type Budget } from './budget.js';
+import { capText } from '../results/budget.js';
 
 /** Headers kept in the trace: rate limits, retry hints and request ids (values redacted on output). */
 const KEPT_HEADERS = new Set(['retry-after', 'cf-ray', 'x-request-id', 'x-oneapi-request-id', 'apim-request-id', 'x-ds-trace-id', 'request-id', 'openai-processing-ms', 'openai-model']);
@@ -25,11 +27,21 @@ const UNSENT = new WeakSet<HttpResponse>();
 /** Whether an answer is of a call never sent because the run had stopped. */
 export const wasSent = (res: HttpResponse): boolean => !UNSENT.has(res);
 
-/** A call not sent because the run was stopped (`reason`: the stop signal's). */
+/**
+ * A call not sent because the run was stopped (`reason`: the stop signal's), or because it would have
+ * passed a spending cap (an OverBudget: engine/budget.ts).
+ */
 const notSent = (reason: unknown): HttpResponse => {
-  const { code, kind } = stopFailure(reason);
-  const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
-  const res: HttpResponse = { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport: { code, kind, message: `not sent: ${why}` } };
+  let transport: TransportFailure;
+  if (reason instanceof OverBudget) {
+    const { cap, limit } = reason.reached;
+    transport = { code: 'budget', kind: 'stopped', message: `not sent: ${capText(reason.reached)} was reached`, cap, limit };
+  } else {
+    const { code, kind } = stopFailure(reason);
+    const why = code === 'deadline' ? '--max-duration ran out' : 'the run was interrupted (Ctrl-C, SIGTERM or SIGHUP)';
+    transport = { code, kind, message: `not sent: ${why}` } as TransportFailure;
+  }
+  const res: HttpResponse = { status: undefined, headers: {}, chunks: [], bytes: 0, truncated: false, cap: 0, durationMs: 0, startedAt: 0, transport };
   UNSENT.add(res);
   return res;
 };
@@ -82,6 +94,11 @@ export interface CallAsk {
    * of the model asked first sends it, so a replay knows the call by the exchange, not by that probe.
    */
   shared?: string;
+  /**
+   * A balance read (billing/): a GET a gateway does not bill, made around each billed call. The spending
+   * caps do not count it, as the plan does not (engine/cost.ts): one refused would leave a billed call unmeasured.
+   */
+  uncounted?: true;
 }
 
 /** One attempt as its transport is given it: its id and who asked; a retry names the call it retries. */
@@ -179,6 +196,8 @@ export class CallLog {
   recorder: CallRecorder | undefined;
   /** The clock calls are timed and wait by: a replay's recorded times and no waits instead of the wall clock's. */
   clock: CallClock = WALL_CLOCK;
+  /** The spending caps (engine/budget.ts), asked before each attempt is sent, when the run has any. */
+  budget: Budget | undefined;
 
   constructor(
     private readonly client: Transport,
@@ -206,7 +225,8 @@ export class CallLog {
 
   /**
    * Whether the run's stop (Ctrl-C, --max-duration) may have cut this call short: it failed after the stop,
-   * so its failure may be ours. A call that answered in full, before the stop or after it, was not cut.
+   * so its failure may be ours; or it was never sent, for a stop or a spending cap. A call that answered in
+   * full, before the stop or after it, was not cut.
    */
   cutByStop(callId: string): boolean {
     return this.cut.has(callId);
@@ -237,6 +257,11 @@ export class CallLog {
 
   stream(req: HttpRequest, probe: string, model: string | undefined, slot?: HeldSlot, shared?: string): Promise<StreamExchange> {
     return this.call(req, askOf(probe, model, shared), true, slot) as Promise<StreamExchange>;
+  }
+
+  /** A balance read: sent as send() sends, not counted by the spending caps (CallAsk.uncounted). */
+  sendUncounted(req: HttpRequest, probe: string): Promise<Exchange> {
+    return this.call(req, { probe, model: undefined, uncounted: true }, false, undefined);
   }
 
   /** Waits `ms` by the log's clock, ending early (resolved) when the run stops: a balance read's settling. */
@@ -279,11 +304,30 @@ export class CallLog {
     const at = this.clock.sentAt(tag.id);
     const sink = stream ? new StreamSink(undefined, this.onCall !== undefined) : undefined;
     const teed = sink && this.recorder ? this.recorder.tee(sink) : sink;
-    const res = this.signal?.aborted ? notSent(this.signal.reason) : await this.client.send(teed ? { ...req, sink: teed } : req, tag);
-    if (res.transport && this.signal?.aborted) this.cut.add(tag.id);
+    // Checked last before sending: a request waiting for its --rpm turn or a slot is not counted yet.
+    const stop = this.signal?.aborted ? this.signal.reason : this.overBudget(tag, req);
+    const res = stop !== undefined ? notSent(stop) : await this.client.send(teed ? { ...req, sink: teed } : req, tag);
+    if (res.transport && this.mayBeCut(res)) this.cut.add(tag.id);
     const settled = this.settle(req, tag, stream, at, res, sink);
     this.recorder?.add(tag, req, res, teed, at, settled.wall);
     return settled;
+  }
+
+  /** The cap the attempt would pass (it is not sent), unless it is a balance read or the run has no caps. */
+  private overBudget(tag: CallTag, req: HttpRequest): OverBudget | undefined {
+    if (!this.budget || tag.uncounted) return undefined;
+    const hit = this.budget.admit(tag, req);
+    return hit ? new OverBudget(hit) : undefined;
+  }
+
+  /**
+   * Whether a failed attempt may be the stop's doing: never sent; cut short by Ctrl-C or --max-duration;
+   * or failing once either had come (its failure may be ours). A spending cap stops sending and cuts
+   * nothing in flight: a call it let through fails or answers on its own.
+   */
+  private mayBeCut(res: HttpResponse): boolean {
+    if (!wasSent(res) || res.transport?.kind === 'stopped') return true;
+    return this.signal?.aborted === true && !(this.signal.reason instanceof OverBudget);
   }
 
   /** The attempt's id and who asked for it: numbered as it is sent, unless the transport names it. */

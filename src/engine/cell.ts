@@ -1,5 +1,5 @@
 import type { HttpRequest } from '../http/client.js';
-import type { ModelEntry, ProbeResult } from '../results/model.js';
+import { ENDPOINT, type ModelEntry, type ProbeResult } from '../results/model.js';
 import { clip } from '../text.js';
 import type { CallLog } from './calls.js';
 import type { Exchange, StreamExchange } from './exchange.js';
@@ -25,8 +25,12 @@ export interface RunScope {
   listing: Exchange;
   meter: Meter | undefined;
   options: ProbeOptions;
-  /** Why no more cells run, once the run is being stopped (Ctrl-C, --max-duration): a cell finished after this is "not run". */
-  stopped(): ProbeVerdict | undefined;
+  /**
+   * Why no more cells run, once the run is being stopped (Ctrl-C, --max-duration, a whole-run spending
+   * cap), or, given `model`, once that model's row was stopped by its spending cap: a cell finished after
+   * this is "not run".
+   */
+  stopped(model?: string): ProbeVerdict | undefined;
 }
 
 /** What a cell reads and fills of its model's row. */
@@ -49,9 +53,11 @@ export interface CellRow {
  */
 export async function runCell(scope: RunScope, p: ProbeDefinition, row: CellRow, resultModel: string): Promise<ProbeResult> {
   const evidence: string[] = [];
-  // Begun once the run was stopped, a cell sends nothing: judged from what is in hand (its model's
-  // smoke call, the model list), else not run.
-  const ctx = new CellContext(scope, p, row, evidence, scope.stopped() !== undefined);
+  // The row whose spending cap this cell answers to: none for an endpoint probe (engine/budget.ts).
+  const own = resultModel === ENDPOINT ? undefined : row.plan.id;
+  // Begun once the run (or its row) was stopped, a cell sends nothing: judged from what is in hand (its
+  // model's smoke call, the model list), else not run.
+  const ctx = new CellContext(scope, p, row, evidence, scope.stopped(own) !== undefined);
   const t = performance.now();
   let verdict: ProbeVerdict;
   let threw = false;
@@ -71,7 +77,7 @@ export async function runCell(scope: RunScope, p: ProbeDefinition, row: CellRow,
   // A cell whose calls were cut short by Ctrl-C or the deadline says nothing about the endpoint: it was
   // not run (a baseline "refused" by an aborted call is no refusal). One that ended after the stop from
   // calls that had all answered (the smoke call alone, say) keeps its verdict: nothing of it was cut.
-  const stop = scope.stopped();
+  const stop = scope.stopped(own);
   if (stop && (threw || evidence.some((id) => scope.log.cutByStop(id)))) verdict = stop;
   else if (verdict.verdict === 'inconclusive') {
     // An answer cut by our limit on a model that reasons (or may) says what room for reasoning it had.

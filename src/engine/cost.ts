@@ -1,6 +1,8 @@
 import type { Report } from '../results/model.js';
 import type { Plan, PlannedModel } from './plan.js';
-import { costOfProbes, type ProbeDefinition } from './probe.js';
+import { costOfProbes, inTier, TIERS, type ProbeDefinition, type Tier } from './probe.js';
+import { SMOKE_ANSWER_TOKENS, type SpendingCaps } from './budget.js';
+import { Cap, countsRequests, perModelCap } from '../results/budget.js';
 import { ROOM_CAP } from './room.js';
 
 /** --dry-run's answer: the plan and what it costs at most, before anything is sent but discovery's GETs. */
@@ -22,6 +24,60 @@ export interface PlanSummary {
    * model called reasons. Unknown before the smoke calls: a bound, not an estimate.
    */
   reasoningRoom: { perRequest: number; perModel: number; total: number };
+  /**
+   * What one model costs at each tier (--tier), its smoke call included, whatever --probes picks: the
+   * catalogue's probes of that tier, less the billing probes when billing is not audited.
+   */
+  tiers: { tier: Tier; probes: number; requests: number; maxTokens: number }[];
+  /** Each spending cap given, what the plan needs of it at most, and whether that fits (capFits). */
+  caps: CapFit[];
+}
+
+/**
+ * A spending cap against the plan: what the plan needs of it at most (the whole run's, or one model's),
+ * and whether that fits. Beyond the plan, a run may send retries (a 429, a 5xx tried once more), the
+ * limit sent again under max_completion_tokens to a model that refuses max_tokens, and the smoke call's
+ * capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
+ * too: `fits` is the plan's count alone, `fitsWithRoom` adds the room.
+ */
+export interface CapFit {
+  cap: Cap;
+  limit: number;
+  needs: number;
+  fits: boolean;
+  /** For a token cap: the room for reasoning that may come on top (every model reasoning). */
+  room?: number;
+  fitsWithRoom?: boolean;
+}
+
+/** Each cap given against what the plan needs (pure). */
+export function capFits(caps: SpendingCaps, cost: Pick<PlanSummary, 'perModel' | 'total' | 'reasoningRoom'>): CapFit[] {
+  const out: CapFit[] = [];
+  for (const cap of Cap.options) {
+    const limit = caps[cap];
+    if (limit === undefined) continue;
+    const of = perModelCap(cap) ? cost.perModel : cost.total;
+    const needs = countsRequests(cap) ? of.requests : of.maxTokens;
+    const fit: CapFit = { cap, limit, needs, fits: needs <= limit };
+    if (!countsRequests(cap)) {
+      fit.room = perModelCap(cap) ? cost.reasoningRoom.perModel : cost.reasoningRoom.total;
+      fit.fitsWithRoom = needs + fit.room <= limit;
+    }
+    out.push(fit);
+  }
+  return out;
+}
+
+/**
+ * What one model costs at each tier, its smoke call included: the probes of `all` in that tier, model
+ * scope, less those that read the balance when `billing` is off.
+ */
+export function costOfTiers(all: readonly ProbeDefinition[], samples: number, billing: boolean): PlanSummary['tiers'] {
+  return TIERS.map((tier) => {
+    const probes = all.filter((p) => inTier(p, tier) && p.scope !== 'target' && (billing || !p.meter));
+    const own = costOfProbes(probes, samples);
+    return { tier, probes: probes.length, requests: own.requests + 1, maxTokens: own.maxTokens + SMOKE_ANSWER_TOKENS };
+  });
 }
 
 /** What a plan costs at a given --samples: per area, the endpoint probes, one model, the whole run. */
@@ -35,8 +91,8 @@ export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perA
   const targetProbes = plan.probes.filter((p) => p.scope === 'target');
   const endpoint = { probes: targetProbes.length, ...costOfProbes(targetProbes, samples) };
   const own = costOfProbes(modelProbes, samples);
-  // The smoke call sends no limit; its one-word answer counts as 2 tokens.
-  const perModel = { requests: own.requests + 1, maxTokens: own.maxTokens + 2 };
+  // The smoke call sends no limit; its one-word answer counts as 2 tokens (as the spending caps count it).
+  const perModel = { requests: own.requests + 1, maxTokens: own.maxTokens + SMOKE_ANSWER_TOKENS };
   const called = plan.models.filter((m) => m.call).length;
   const total = {
     requests: 1 + endpoint.requests + called * perModel.requests,

@@ -1,5 +1,5 @@
 import { CAUSES } from '../results/causes.js';
-import { MODEL_LIST_MAX_BYTES, type TransportFailure } from '../http/client.js';
+import { MODEL_LIST_MAX_BYTES, type HttpRequest, type TransportFailure } from '../http/client.js';
 import type { ResolvedOptions } from './options.js';
 import type { Report } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
@@ -22,7 +22,7 @@ export type BillingPlan = MeterSearch;
 export const billingNote = (b: BillingPlan): Report['billing'] => ('meter' in b ? { kind: b.meter.kind, route: b.meter.route, unit: b.meter.unit } : { off: b.off });
 
 /** What discovery reads of a run's options; `expectedModels`: the models a baseline expects (engine/run.ts AuditOptions). */
-export type DiscoverOptions = Pick<ResolvedOptions, 'baseUrl' | 'probes' | 'models' | 'allowUnlisted' | 'billing' | 'shard'> & {
+export type DiscoverOptions = Pick<ResolvedOptions, 'baseUrl' | 'probes' | 'tier' | 'models' | 'allowUnlisted' | 'billing' | 'shard'> & {
   expectedModels?: ReadonlySet<string> | undefined;
 };
 
@@ -39,7 +39,7 @@ export async function discover(
   options: DiscoverOptions,
   probes: readonly ProbeDefinition[],
 ): Promise<{ listing: Exchange; plan: Plan; billing: BillingPlan }> {
-  const selected = selectProbes(probes, options.probes);
+  const selected = selectProbes(probes, options.probes, options.tier);
   // The balance is looked for where the first probe that reads it says (they all read the same: billing/find.ts).
   const source = selected.find((p) => p.meter)?.meter;
   let off: string | undefined;
@@ -49,7 +49,9 @@ export async function discover(
   if (source && off && selected.every((p) => p.meter)) throw billingCannotRun(off, source);
   const listing = await log.send({ method: 'GET', path: '/models', maxBodyBytes: MODEL_LIST_MAX_BYTES, deepJson: true }, 'discovery', undefined);
   const plan = makePlan(readModelList(listing, options.baseUrl), selected, { models: options.models, allowUnlisted: options.allowUnlisted, expected: options.expectedModels });
-  const billing: BillingPlan = off === undefined && source ? await source.find(log, options.baseUrl) : { off: off ?? 'no billing probe selected' };
+  // Balance reads go uncounted by the spending caps, as the plan does not count them (engine/budget.ts).
+  const meterLine = { send: (req: HttpRequest, probe: string) => log.sendUncounted(req, probe), wait: (ms: number) => log.wait(ms) };
+  const billing: BillingPlan = off === undefined && source ? await source.find(meterLine, options.baseUrl) : { off: off ?? 'no billing probe selected' };
   if ('off' in billing && source) {
     plan.probes = plan.probes.filter((p) => !p.meter);
     if (plan.probes.length === 0) throw billingCannotRun(billing.off, source);

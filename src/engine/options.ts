@@ -1,4 +1,6 @@
 import type { Secret } from '../boundary/secrets.js';
+import type { SpendingCaps } from './budget.js';
+import type { Tier } from './probe.js';
 
 /**
  * The options of a run, resolved: what the engine, the pipeline and the reports read. config/options.ts
@@ -13,6 +15,8 @@ export interface ResolvedOptions {
   probes: string[];
   /** Files of the user's own probes (--probe-file), as given: pipeline/user-probes.ts loads them. */
   probeFiles: string[];
+  /** --tier: the probes of that tier (engine/plan.ts selectProbes); none given: the default tier, or what --probes names. */
+  tier: Tier | undefined;
   out: string;
   concurrency: number;
   timeoutMs: number;
@@ -23,6 +27,8 @@ export interface ResolvedOptions {
   retries: number;
   rpm: number | undefined;
   maxDurationMs: number | undefined;
+  /** --max-requests, --max-tokens and their per-model forms (engine/budget.ts): the caps given. */
+  caps: SpendingCaps;
   baseline: string | undefined;
   updateBaseline: boolean;
   shard: { index: number; count: number } | undefined;

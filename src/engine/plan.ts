@@ -1,4 +1,4 @@
-import type { ProbeDefinition } from './probe.js';
+import { inTier, type ProbeDefinition, type Tier } from './probe.js';
 import { ENDPOINT } from '../results/model.js';
 import { CannotTestError } from '../errors.js';
 import { isGlob, matchAny } from '../glob.js';
@@ -75,11 +75,13 @@ export interface Plan {
 }
 
 /**
- * An unknown probe id or glob is an error that lists the valid ones. Without a filter, every probe but the
- * extended tier; a filter picks what it names, extended or not.
+ * The probes a run selects. An unknown probe id or glob is an error that lists the valid ones. Without a
+ * filter, the probes of `tier` (default: the default tier, which leaves the extended one out); a filter
+ * picks what it names, whatever its tier, unless a tier is given too: then only those of that tier, and
+ * an error if that leaves none.
  */
-export function selectProbes(all: readonly ProbeDefinition[], filter: readonly string[]): ProbeDefinition[] {
-  if (filter.length === 0) return all.filter((p) => p.tier !== 'extended');
+export function selectProbes(all: readonly ProbeDefinition[], filter: readonly string[], tier?: Tier): ProbeDefinition[] {
+  if (filter.length === 0) return all.filter((p) => inTier(p, tier ?? 'default'));
   const unknown = filter.filter((f) => !all.some((p) => matchAny(p.id, [f])));
   if (unknown.length > 0) {
     throw new CannotTestError(
@@ -87,7 +89,16 @@ export function selectProbes(all: readonly ProbeDefinition[], filter: readonly s
       `valid probes: ${all.map((p) => p.id).join(', ')}`,
     );
   }
-  return all.filter((p) => matchAny(p.id, filter));
+  const named = all.filter((p) => matchAny(p.id, filter));
+  if (tier === undefined) return named;
+  const chosen = named.filter((p) => inTier(p, tier));
+  if (chosen.length === 0) {
+    throw new CannotTestError(
+      `no probe of --tier ${tier} matches --probes ${filter.join(' ')}`,
+      `they are of a larger tier (${[...new Set(named.map((p) => p.tier ?? 'default'))].join(', ')}): leave out --tier to run them, or name a larger one`,
+    );
+  }
+  return chosen;
 }
 
 /**

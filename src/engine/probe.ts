@@ -1,5 +1,5 @@
 import type { HttpRequest } from '../http/client.js';
-import type { Cause, Finding, ModelEntry, ProbeKind, Verdict } from '../results/model.js';
+import { Tier, type Cause, type Finding, type ModelEntry, type ProbeKind, type Verdict } from '../results/model.js';
 import type { Exchange, StreamExchange } from './exchange.js';
 import type { Meter, MeterSource } from './meter.js';
 import type { HeldSlot } from './slots.js';
@@ -12,6 +12,16 @@ export const SMOKE_PROMPT = 'Reply with the single word OK.';
  * --timeout: a model that never stops on its own is then audited with limits instead of abandoned.
  */
 export const SMOKE_RETRY_LIMIT = 16;
+
+/** The tiers, smallest first: each holds the probes of the ones before it (ProbeDefinition.tier). */
+export const TIERS = Tier.options;
+export type { Tier } from '../results/model.js';
+
+/** What the quick tier costs a model at most, its smoke call included (at the default --samples): its goal. */
+export const QUICK_REQUESTS = 20;
+
+/** Whether a probe runs at `tier`: its own tier is that one or a smaller one. */
+export const inTier = (p: Pick<ProbeDefinition, 'tier'>, tier: Tier): boolean => TIERS.indexOf(p.tier ?? 'default') <= TIERS.indexOf(tier);
 
 /** chatprobe's own areas, or a user probe's own (a probe file's `acme`): lowercase letters and `_`, as ids begin. */
 export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'billing' | (string & {});
@@ -186,10 +196,13 @@ export interface ProbeDefinition {
   area: Area;
   kind: ProbeKind;
   /**
-   * `extended`: left out of the default selection (the per-model budget of 80 requests), run only when
-   * --probes names it, by id or glob.
+   * The smallest tier that runs it (tiers nest: quick, then default, then extended; --tier selects, see
+   * engine/plan.ts selectProbes). `quick`: reachability, the wire and the parameters most clients send,
+   * within QUICK_REQUESTS a model, each such probe deciding on its own (its shared exchanges counted);
+   * `default` (when not given): the interface audit, within the per-model budget of 80 requests;
+   * `extended`: run only with --tier extended, or when --probes names it (by id or glob).
    */
-  tier?: 'default' | 'extended';
+  tier?: Tier;
   /** `model`: once per model (default). `target`: once per endpoint (auth, malformed input, /models). */
   scope?: 'model' | 'target';
   /**

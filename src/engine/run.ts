@@ -6,7 +6,7 @@ import { compareDeclared } from '../results/declared.js';
 import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
 import type { RunScope } from './cell.js';
 import { probeInfo } from './cell-result.js';
-import { costOfPlan, type PlanSummary } from './cost.js';
+import { capFits, costOfPlan, costOfTiers, type PlanSummary } from './cost.js';
 import { billingNote, discover } from './discover.js';
 import { LoopLag, type LagSource } from './lag.js';
 import { shardPlan, type Plan, type PlannedModel } from './plan.js';
@@ -14,6 +14,10 @@ import type { ProbeDefinition, ProbeOptions } from './probe.js';
 import type { RecordedCall } from './recorded-call.js';
 import { runPlan } from './schedule.js';
 import { RunStop } from './stop.js';
+import { Budget, CapCounter, type BudgetDecisions, type CapReached, type CapWarning } from './budget.js';
+
+/** What stopped a run before its end, as its record keeps it. */
+export type RunStopCause = 'interrupted' | 'deadline' | 'budget';
 
 /**
  * An audit from the top: open the session, discover (GET /models, the plan, the balance route), run the
@@ -32,6 +36,8 @@ export interface AuditHooks {
   onPlan?(models: readonly PlannedModel[], probes: readonly ProbeDefinition[]): void;
   /** Each call as it completes, with its bodies (capped): the CLI records them in exchanges.har. */
   onCall?(call: RecordedCall): void;
+  /** A spending cap at WARN_SHARE of its limit (engine/budget.ts): once a cap, as the request that brings it there is sent. */
+  onNearCap?(warning: CapWarning): void;
 }
 
 /**
@@ -53,6 +59,8 @@ export interface RunSeams {
   lag?: LagSource;
   /** Fires where --max-duration ran out, instead of the run's own timer. */
   deadline?: AbortSignal;
+  /** Which requests a spending cap refuses, instead of counting them: a replay's are the recorded run's. */
+  budget?: BudgetDecisions;
   recorder?: RunRecorder;
 }
 
@@ -60,8 +68,8 @@ export interface RunSeams {
 export interface RunRecorder extends CallRecorder {
   /** The run's lag, answered by `lag` and recorded. */
   watch(lag: LoopLag): LagSource;
-  /** The run was stopped (Ctrl-C, SIGTERM, --max-duration) now: after the calls recorded so far. */
-  stopped(cause: 'interrupted' | 'deadline'): void;
+  /** The run was stopped (Ctrl-C, SIGTERM, --max-duration, a whole-run spending cap) now: after the calls recorded so far. */
+  stopped(cause: RunStopCause): void;
   /** The run's clock, each wait's end recorded (where it came among the answers). */
   clock(base: CallClock): CallClock;
 }
@@ -75,8 +83,12 @@ export interface AuditRun {
   reserveMs?: number;
 }
 
-/** The connection an audit (or a dry run) talks through: the client (or `transport`) and the call log. */
-function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunSeams = {}): { client: Transport; log: CallLog } {
+/**
+ * The connection an audit (or a dry run) talks through: the client (or `transport`) and the call log.
+ * `signal` cuts the calls in flight (Ctrl-C, --max-duration); `sending` stops sending more (those, and a
+ * whole-run spending cap).
+ */
+function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunSeams = {}, sending = signal): { client: Transport; log: CallLog } {
   const client = seams.transport ?? new HttpClient({
     baseUrl: options.baseUrl,
     apiKey: options.apiKey,
@@ -86,7 +98,7 @@ function openSession(options: ResolvedOptions, signal?: AbortSignal, seams: RunS
     connections: options.concurrency,
     ...(signal ? { signal } : {}),
   });
-  const log = new CallLog(client, signal, { retries: options.retries, rpm: options.rpm, concurrency: options.concurrency }, options.shard ? `s${options.shard.index}c` : 'c');
+  const log = new CallLog(client, sending, { retries: options.retries, rpm: options.rpm, concurrency: options.concurrency }, options.shard ? `s${options.shard.index}c` : 'c');
   log.clock = seams.clock ?? seams.recorder?.clock(WALL_CLOCK) ?? WALL_CLOCK;
   log.recorder = seams.recorder;
   return { client, log };
@@ -99,8 +111,9 @@ export async function planAudit(options: AuditOptions, probes: readonly ProbeDef
     const { plan: fullPlan, billing } = await discover(log, options, probes);
     // The plan of this shard, as the run would audit it.
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
-    const { perArea, endpoint, perModel, total, reasoningRoom } = costOfPlan(plan, options.samples);
-    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, perArea, endpoint, perModel, total, billing: billingNote(billing), reasoningRoom };
+    const cost = costOfPlan(plan, options.samples);
+    const tiers = costOfTiers(probes, options.samples, 'meter' in billing);
+    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, ...cost, billing: billingNote(billing), tiers, caps: capFits(options.caps, cost) };
   } finally {
     await client.close();
   }
@@ -119,9 +132,20 @@ export async function runAudit(
 ): Promise<AuditRun> {
   const finish = startRun();
   const stop = new RunStop(options.maxDurationMs, signal, seams.deadline);
-  const { client, log } = openSession(options, stop.signal, seams);
+  const { client, log } = openSession(options, stop.signal, seams, stop.sending);
   log.onCall = hooks.onCall;
+  // The spending caps, checked before each request (engine/budget.ts): counted here, or as the recorded run decided.
+  // A whole-run cap reached stops the sending, and the record says where (a Ctrl-C after it still cuts
+  // the calls in flight, and is recorded as its own stop).
   const recorder = seams.recorder;
+  const caps = options.caps;
+  const endpointProbes = new Set(probes.filter((p) => p.scope === 'target').map((p) => p.id));
+  const overBudget = (r: CapReached) => {
+    if (!stop.sending.aborted) recorder?.stopped('budget');
+    stop.overBudget(r);
+  };
+  const budget = Object.values(caps).some((v) => v !== undefined) ? new Budget(seams.budget ?? new CapCounter(caps, hooks.onNearCap?.bind(hooks)), endpointProbes, overBudget) : undefined;
+  log.budget = budget;
   // After the client's own listener: the calls the stop cuts short are recorded after it.
   if (recorder) stop.signal?.addEventListener('abort', () => recorder.stopped(stop.interrupted ? 'interrupted' : 'deadline'), { once: true });
   // Our own event loop's lateness over the run: the control for verdicts on arrival timing.
@@ -135,12 +159,15 @@ export async function runAudit(
     const results: ProbeResult[] = [];
     stop.watch(plan.models.length, () => results.length);
     const probeOptions: ProbeOptions = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: options.hasKey ?? Boolean(options.apiKey) };
-    const scope: RunScope = { log, lag, listing, meter: 'meter' in billing ? billing.meter : undefined, options: probeOptions, stopped: () => stop.stopped() };
-    const models = await runPlan(plan, scope, { concurrency: options.concurrency, samples: options.samples, stopSignal: stop.signal, onResult: hooks.onResult?.bind(hooks) }, results);
+    const stopped = (model?: string) => stop.stopped() ?? budget?.stopped(model);
+    const scope: RunScope = { log, lag, listing, meter: 'meter' in billing ? billing.meter : undefined, options: probeOptions, stopped };
+    const models = await runPlan(plan, scope, { concurrency: options.concurrency, samples: options.samples, stopSignal: stop.sending, onResult: hooks.onResult?.bind(hooks) }, results);
+    const reached = budget?.summary() ?? [];
 
     const report: Report = {
       ...finish(options, stop.interrupted),
       ...(stop.ranOut ? { maxDurationReached: true } : {}),
+      ...(reached.length > 0 ? { budgetReached: reached } : {}),
       ...(options.shard ? { shard: { ...options.shard, allModels: fullPlan.models.map((m) => m.id) } } : {}),
       options: {
         concurrency: options.concurrency,
@@ -150,6 +177,7 @@ export async function runAudit(
         strict: options.strict,
         requireAuth: options.requireAuth,
         samples: options.samples,
+        ...(options.tier ? { tier: options.tier } : {}),
       },
       billing: billingNote(billing),
       models,

@@ -181,7 +181,7 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
   };
 
   const lane = async (state: ModelState) => {
-    const notRunBefore = scope.stopped() ?? (state.plan.call ? undefined : state.stopped);
+    const notRunBefore = scope.stopped(state.plan.id) ?? (state.plan.call ? undefined : state.stopped);
     if (!notRunBefore) {
       smoking++;
       try {
@@ -196,7 +196,7 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
         // An error inside a 2xx is no answer, though nothing stops the row: doctor says it (cli/doctor.ts).
         else if (errorIn2xx(smoke.json)) state.entry.smoke.message = clip(answerProblem(smoke) ?? describeFailure(smoke), MAX_MESSAGE);
         // A smoke call the stop cut short (its retry's wait included) says nothing of the model.
-        const cut = scope.stopped() !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
+        const cut = scope.stopped(state.plan.id) !== undefined && smoke.attempts.some((id) => log.cutByStop(id));
         // A cause that stops the row: nothing further is spent on that model (results/causes.ts).
         if (!cut && smoke.cause && CAUSES[smoke.cause].stopsRow) {
           state.entry.cause = smoke.cause;
@@ -212,8 +212,9 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
         smoking--;
       }
     }
-    // A smoke call cut short by Ctrl-C or the deadline says nothing about the model: its cells are "not run".
-    const notRun = notRunBefore ?? scope.stopped();
+    // A smoke call cut short by Ctrl-C or the deadline, or not sent for a spending cap, says nothing about
+    // the model: its cells are "not run".
+    const notRun = notRunBefore ?? scope.stopped(state.plan.id);
     if (notRun) settleStopped(state, notRun, []);
     else if (state.stopped) settleStopped(state, state.stopped, [state.smoke!.callId]);
     else {

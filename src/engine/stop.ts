@@ -1,4 +1,5 @@
 import type { ProbeVerdict } from './probe.js';
+import { budgetVerdict, OverBudget, type CapReached } from './budget.js';
 
 /**
  * The part of --max-duration kept for judging and writing the reports, so that the whole run, reports
@@ -19,7 +20,8 @@ const RESERVE_CHECK_MS = 200;
  * ends the run like Ctrl-C does, calls in flight included; the cells it leaves say which. --max-duration
  * covers writing the reports too: probing stops once the time left is what writing them needs
  * (writeReserveMs, which grows with the plan's models and the cells judged so far). A replay's deadline
- * fires where the record says (`recorded`), not by this run's clock.
+ * fires where the record says (`recorded`), not by this run's clock. A whole-run spending cap
+ * (engine/budget.ts) stops the sending only: what it let through was paid for, and is read to its end.
  */
 export class RunStop {
   private readonly began = performance.now();
@@ -27,6 +29,10 @@ export class RunStop {
   readonly deadline: AbortSignal | undefined;
   /** Fires at either stop: what the calls in flight are cut by. */
   readonly signal: AbortSignal | undefined;
+  /** Fires at any stop, a whole-run spending cap's included: no more requests are sent (engine/calls.ts). */
+  readonly sending: AbortSignal;
+  private readonly capped = new AbortController();
+  private capReached: CapReached | undefined;
   private readonly timer: AbortController | undefined;
   private readonly checker: ReturnType<typeof setInterval> | undefined;
   private size = { models: 0, cells: () => 0 };
@@ -41,6 +47,19 @@ export class RunStop {
     this.checker = this.timer ? setInterval(() => this.check(), RESERVE_CHECK_MS) : undefined;
     this.deadline = recorded ?? this.timer?.signal;
     this.signal = this.deadline && interrupt ? AbortSignal.any([interrupt, this.deadline]) : (this.deadline ?? interrupt);
+    this.sending = this.signal ? AbortSignal.any([this.signal, this.capped.signal]) : this.capped.signal;
+  }
+
+  /** A whole-run spending cap refused a request: nothing more is sent, the calls in flight run on. */
+  overBudget(r: CapReached): void {
+    if (this.capReached) return;
+    this.capReached = r;
+    this.capped.abort(new OverBudget(r));
+  }
+
+  /** The whole-run cap that stopped the run, if one did. */
+  get budgetStop(): CapReached | undefined {
+    return this.capReached;
   }
 
   private check(): void {
@@ -70,6 +89,7 @@ export class RunStop {
   stopped(): ProbeVerdict | undefined {
     if (this.interrupted) return { verdict: 'error', cause: 'interrupted', notRun: true, observed: 'not run: the run was interrupted (Ctrl-C, SIGTERM or SIGHUP) before this cell finished' };
     if (this.ranOut) return { verdict: 'error', cause: 'deadline', notRun: true, observed: `not run: --max-duration (${this.maxMs! / 1000} s) ran out before this cell finished` };
+    if (this.capReached) return budgetVerdict(this.capReached);
     return undefined;
   }
 

@@ -46,12 +46,14 @@ export type TransportFailure =
   | { code: 'network'; kind: TransportKind; message: string }
   | StopFailure;
 
-/** Cut short, or never sent, because the run was stopped: by Ctrl-C or SIGTERM, or by --max-duration. */
-export interface StopFailure {
-  code: 'interrupted' | 'deadline';
-  kind: 'stopped';
-  message: string;
-}
+/**
+ * Cut short, or never sent, because the run was stopped: by Ctrl-C or SIGTERM, or by --max-duration; or
+ * never sent because it would have passed a spending cap (`budget`: engine/budget.ts, which names the cap
+ * by its option key and limit, so a replay refuses it as the run did).
+ */
+export type StopFailure =
+  | { code: 'interrupted' | 'deadline'; kind: 'stopped'; message: string }
+  | { code: 'budget'; kind: 'stopped'; message: string; cap: string; limit: number };
 
 /**
  * What a call the run's stop ended says: the stop's own cause (a deadline aborts with a TimeoutError, Ctrl-C

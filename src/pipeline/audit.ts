@@ -17,6 +17,8 @@ import { renderGithubSummary } from '../report/writers/github.js';
 import type { ProbeResult, Report } from '../results/model.js';
 import { VERSION } from '../version.js';
 import { runExitCode } from '../results/exit.js';
+import { stoppedEarly } from '../results/head.js';
+import type { CapWarning } from '../engine/budget.js';
 import { PROBES } from '../../suites/index.js';
 
 /**
@@ -39,6 +41,8 @@ export interface AuditSinks {
   recording?(har: HarWriter): void;
   /** Something the run could not do and went on without (a step summary it could not append to). */
   warn?(text: string): void;
+  /** A spending cap at 80% of its limit, once a cap (engine/budget.ts); its model, if any, through the output boundary. */
+  nearCap?(warning: CapWarning): void;
 }
 
 /**
@@ -126,6 +130,7 @@ export async function audit(options: ResolvedOptions, sinks: AuditSinks = {}, ho
         sinks.plan?.(models, planned);
       },
       onCall: recordCalls(har, boundary),
+      ...(sinks.nearCap ? { onNearCap: (w) => sinks.nearCap!(w.model === undefined ? w : { ...w, model: boundary.redact(w.model) }) } : {}),
       ...(sinks.result ? { onResult: (r, done, total, inFlight, queued) => sinks.result!(gateResult(boundary.result(r), baseline), { done, total, inFlight, queued }) } : {}),
     };
     // Observe.
@@ -178,7 +183,7 @@ export async function audit(options: ResolvedOptions, sinks: AuditSinks = {}, ho
  */
 export async function rewriteBaseline(report: Report, options: { updateBaseline: boolean }, path: string, previous: Baseline | undefined): Promise<Pick<AuditResult, 'baseline'>> {
   if (!options.updateBaseline) return {};
-  if (report.interrupted || report.maxDurationReached) return { baseline: { path, notRewritten: 'this run did not finish' } };
+  if (stoppedEarly(report)) return { baseline: { path, notRewritten: 'this run did not finish' } };
   const next = baselineFrom(report, previous);
   await writeBaseline(path, next);
   return { baseline: { path, update: next.update, previous } };

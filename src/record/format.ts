@@ -7,13 +7,17 @@
 // - the event loop's lag: each window a judgement asked about with the answer it got, and the ticks that
 //   ran late by LATE_TICK_MS or more (for a window no judgement asked about yet);
 // - where each wait ended (a retry's, an --rpm slot's, a balance settling's) and where the run stopped
-//   (Ctrl-C, --max-duration): after how many answers;
+//   (Ctrl-C, --max-duration, a whole-run spending cap): after how many answers; a request a spending cap
+//   refused is a call line never sent, naming the cap;
 // - the end: the calls recorded and the run's times.
 // The run's secrets are not in it: a key a server echoed is recorded as the key's stand-in, a random string
 // of its shape (record/conceal.ts), which `chatprobe judge` redacts from its reports as the run did the key.
 import { createHash } from 'node:crypto';
 import type { HttpRequest, TransportFailure } from '../http/client.js';
 import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
+import type { SpendingCaps } from '../engine/budget.js';
+import type { Tier } from '../engine/probe.js';
+import type { RunStopCause } from '../engine/run.js';
 
 export const RECORD_FILE = 'record.jsonl.gz';
 /** Raised when a line's meaning changes: a reader refuses a format it does not know. */
@@ -36,6 +40,9 @@ export interface RecordedOptions {
   retries: number;
   rpm?: number;
   maxDurationMs?: number;
+  tier?: Tier;
+  /** The spending caps given: a replay refuses the requests the run refused (each call line says which cap). */
+  caps?: SpendingCaps;
   shard?: { index: number; count: number };
   billing: boolean;
   /** Whether the run had a key (the auth probes and the smoke call read it; the key itself is never here). */
@@ -143,9 +150,13 @@ export interface RecordedWaitLine {
   stopped?: true;
 }
 
-/** The run was stopped after `after` recorded answers (calls sent and answered). */
+/**
+ * The run was stopped after `after` recorded answers (calls sent and answered). `budget`: a whole-run
+ * spending cap refused a request there; which requests it refused, the call lines say (not sent, with the
+ * cap), and a replay refuses those (record/replay.ts).
+ */
 export interface RecordedStopLine {
-  stop: 'interrupted' | 'deadline';
+  stop: RunStopCause;
   after: number;
 }
 

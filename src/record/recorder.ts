@@ -2,7 +2,7 @@ import { closeSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from '
 import { constants, gzipSync } from 'node:zlib';
 import type { Boundary } from '../boundary/boundary.js';
 import type { Secret } from '../boundary/secrets.js';
-import type { AuditOptions, RunRecorder } from '../engine/run.js';
+import type { AuditOptions, RunRecorder, RunStopCause } from '../engine/run.js';
 import { waitKey, wasSent, type CallClock, type CallTag } from '../engine/calls.js';
 import type { LagSource, LoopLag } from '../engine/lag.js';
 import type { BodyChunk, BodySink, HttpRequest, HttpResponse } from '../http/client.js';
@@ -61,6 +61,8 @@ export function recordedOptions(options: AuditOptions, conceal: (text: string) =
   };
   if (options.rpm !== undefined) o.rpm = options.rpm;
   if (options.maxDurationMs !== undefined) o.maxDurationMs = options.maxDurationMs;
+  if (options.tier !== undefined) o.tier = options.tier;
+  if (Object.values(options.caps).some((v) => v !== undefined)) o.caps = { ...options.caps };
   if (options.shard) o.shard = { ...options.shard };
   if (options.expectedModels) o.expectedModels = [...options.expectedModels].map(conceal);
   return o;
@@ -195,7 +197,7 @@ export class RunRecord implements RunRecorder {
     };
   }
 
-  stopped(cause: 'interrupted' | 'deadline'): void {
+  stopped(cause: RunStopCause): void {
     this.line({ stop: cause, after: this.answered });
   }
 

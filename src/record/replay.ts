@@ -9,6 +9,8 @@ import { runAudit, type AuditHooks, type AuditOptions, type AuditRun, type RunSe
 import type { ProbeDefinition } from '../engine/probe.js';
 import { HttpClient, type HttpRequest, type HttpResponse } from '../http/client.js';
 import { describeTransportFailure, ReaderFailed } from '../http/failure.js';
+import type { BudgetDecisions } from '../engine/budget.js';
+import { Cap } from '../results/budget.js';
 import type { Report } from '../results/model.js';
 import { decodeBody } from './body.js';
 import {
@@ -140,6 +142,8 @@ export function replayOptions(recording: RunRecording): AuditOptions {
     retries: o.retries,
     rpm: o.rpm,
     maxDurationMs: o.maxDurationMs,
+    tier: o.tier,
+    caps: o.caps ?? {},
     baseline: undefined,
     updateBaseline: false,
     shard: o.shard,
@@ -254,10 +258,25 @@ export class Replay implements Transport {
     this.recordedWaits = new Map(recording.events.flatMap((e) => ('waited' in e ? [[e.waited, e] as const] : [])));
   }
 
-  /** What runAudit runs through: this transport, the recorded clock and lag, and the recorded stop. */
+  /** What runAudit runs through: this transport, the recorded clock and lag, the recorded stop and spending caps' refusals. */
   seams(): RunSeams {
-    return { transport: this, clock: this.clock, lag: this.lag, deadline: this.deadline.signal };
+    return { transport: this, clock: this.clock, lag: this.lag, deadline: this.deadline.signal, budget: this.budget };
   }
+
+  /**
+   * The spending caps as the recorded run applied them: a request it did not send for a cap is refused
+   * for the same cap, one it sent is sent, whatever order the replay asks them in, so the same cells run.
+   * Nothing is counted. (What follows a refusal, the run or the row stopped, engine/budget.ts decides as
+   * the run did.)
+   */
+  readonly budget: BudgetDecisions = {
+    decide: (ask) => {
+      const t = this.byId.get(ask.id)?.line.res.transport;
+      if (t?.code !== 'budget') return undefined;
+      const cap = Cap.safeParse(t.cap);
+      return cap.success ? { cap: cap.data, limit: t.limit } : undefined;
+    },
+  };
 
   readonly clock: CallClock = {
     sentAt: (id) => this.byId.get(id)?.line.at ?? new Date().toISOString(),
@@ -404,9 +423,12 @@ export class Replay implements Transport {
     this.schedule();
   }
 
-  /** A recorded event, in its turn: the stop, or a wait's end. */
+  /**
+   * A recorded event, in its turn: the stop, or a wait's end. A spending cap's stop is not fired by the
+   * count of answers: it comes with the request it refused (`budget`).
+   */
   private happen(event: RecordedWaitLine | RecordedStopLine): void {
-    if ('stop' in event) return this.fireStop(event);
+    if ('stop' in event) return event.stop === 'budget' ? undefined : this.fireStop(event);
     const w = this.waiters.get(event.waited);
     if (!w) {
       this.ended.set(event.waited, event);

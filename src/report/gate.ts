@@ -3,6 +3,7 @@ import { matchAny } from '../glob.js';
 import { EVERY_PROBE } from '../results/view.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResult } from '../results/model.js';
 import { outcomeOf } from '../results/outcome.js';
+import { stoppedEarly } from '../results/head.js';
 import { exitCodeOf, summarise } from './summary.js';
 
 /**
@@ -18,7 +19,7 @@ export function gate(report: Report, baseline: Baseline | undefined, about?: { p
   if (baseline && (!report.shard || report.shard.index === 1)) for (const m of missingModels(report, baseline)) models.push(m);
   const { summary: _summary, ...observed } = rest;
   // A run that did not finish never rewrites the baseline (the CLI keeps the file as it was): its report says so.
-  const said = about && about.updated && (report.interrupted || report.maxDurationReached) ? { ...about, updated: false } : about;
+  const said = about && about.updated && stoppedEarly(report) ? { ...about, updated: false } : about;
   const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => gateCell(r, baseline)) };
   const s = summarise(judged);
   judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, notRun: s.notRun, exitCode: exitCodeOf(judged, s) };

@@ -116,6 +116,7 @@ export function mergeRuns(given: readonly RunFiles[]): { report: Report; trace: 
     durationMs: Date.parse(finishedAt) - Date.parse(startedAt),
     interrupted: runs.some((r) => r.report.interrupted),
     ...(runs.some((r) => r.report.maxDurationReached) ? { maxDurationReached: true } : {}),
+    ...mergedCaps(runs.map((r) => r.report)),
     models: modelIds.map((id) => models.get(id)!),
     probes: [...probes.values()],
     results: sorted,
@@ -123,4 +124,20 @@ export function mergeRuns(given: readonly RunFiles[]): { report: Report; trace: 
   };
   const trace = runs.flatMap((r) => r.trace).sort((a, b) => a.at.localeCompare(b.at));
   return { report, trace };
+}
+
+/**
+ * The spending caps the shards reached: each shard has its own (its own process, its own count), so a
+ * whole-run cap is said once with its limit and a per-model cap with the rows it stopped in all.
+ */
+function mergedCaps(reports: readonly Report[]): Pick<Report, 'budgetReached'> {
+  const caps = new Map<string, NonNullable<Report['budgetReached']>[number]>();
+  for (const r of reports) {
+    for (const b of r.budgetReached ?? []) {
+      const seen = caps.get(b.cap);
+      if (!seen) caps.set(b.cap, { ...b });
+      else if (seen.models !== undefined || b.models !== undefined) seen.models = (seen.models ?? 0) + (b.models ?? 0);
+    }
+  }
+  return caps.size > 0 ? { budgetReached: [...caps.values()] } : {};
 }

@@ -2,6 +2,7 @@ import { CAUSES } from '../results/causes.js';
 import { ENDPOINT, type Comparison, type ModelEntry, type Outcome, type ProbeResult, type Report, type Verdict } from '../results/model.js';
 import { gateResults } from '../results/view.js';
 import { VERDICT_TONE, type Tone } from './style.js';
+import { capText, perModelCap } from '../results/budget.js';
 
 export interface Summary {
   outcomes: Record<Outcome, number>;
@@ -47,10 +48,25 @@ export function exitCodeOf(report: Pick<Report, 'interrupted' | 'baseline'>, s: 
 }
 
 /** What the closing lines add to the counts when the run stopped early: how many of them were not run. */
-export function notRunText(report: Pick<Report, 'interrupted' | 'maxDurationReached'>, s: Pick<Summary, 'notRun'>): string {
+export function notRunText(report: Pick<Report, 'interrupted' | 'maxDurationReached' | 'budgetReached'>, s: Pick<Summary, 'notRun'>): string {
   if (report.interrupted) return `${s.notRun} not run (interrupted), counted among the skipped`;
   if (report.maxDurationReached) return `${s.notRun} not run (stopped at --max-duration), counted among the failed`;
+  if (report.budgetReached) return `${s.notRun} not run (a spending cap reached), counted among the failed`;
   return '';
+}
+
+/** Whether the closing lines say how many were not run: the run stopped early, or a spending cap left cells. */
+export const saysNotRun = (report: Pick<Report, 'interrupted' | 'maxDurationReached' | 'budgetReached'>): boolean =>
+  report.interrupted || report.maxDurationReached === true || report.budgetReached !== undefined;
+
+/**
+ * The spending caps a run reached, as its headline says them: "stopped at --max-requests 40: partial
+ * report" for a whole-run cap, "--max-requests-per-model 20 reached by 2 model(s)" for a model's.
+ */
+export function capsReachedText(report: Pick<Report, 'budgetReached'>, partial = ': partial report'): string | undefined {
+  const reached = report.budgetReached ?? [];
+  if (reached.length === 0) return undefined;
+  return reached.map((r) => (perModelCap(r.cap) ? `${capText(r)} reached by ${r.models ?? 0} model(s)` : `stopped at ${capText(r)}${partial}`)).join('; ');
 }
 
 /** "regression: expected honoured, got ignored" and the like, for one result. */

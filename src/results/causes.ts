@@ -30,7 +30,7 @@ export interface CauseInfo {
   answered: boolean;
   /** The doctor check it fails (pipeline/doctor.ts gives each its words); none: no check names it. */
   check: DoctorCheck | undefined;
-  /** The run's stop (Ctrl-C, --max-duration) came before the cell ran or finished: it was not run. */
+  /** The run's stop (Ctrl-C, --max-duration, a spending cap) came before the cell ran or finished: it was not run. */
   notRun: boolean;
   /**
    * What an error with it means for a CI gate (results/outcome.ts): `judged` like any verdict, against the
@@ -71,6 +71,12 @@ export const CAUSES: Readonly<Record<Cause, CauseInfo>> = {
   harness: { ...stopped, notRun: false, gate: 'errored', advice: 'chatprobe itself failed here: please report it with trace.jsonl' },
   interrupted: { ...stopped, gate: 'skipped', advice: 'the run was interrupted before this ran: run it again' },
   deadline: { ...stopped, gate: 'judged', advice: '--max-duration ran out before this ran: raise it, or audit fewer models or probes per run (--shard)' },
+  // As deadline: a cap the user set cut the run short, which a CI gate must see (a cell left unjudged is no pass).
+  budget: {
+    ...stopped,
+    gate: 'judged',
+    advice: 'a spending cap (--max-requests, --max-tokens, or a per-model one) was reached before this ran: raise it (the dry run says what the plan needs), or audit less per run (--tier quick, --probes, --models, --shard)',
+  },
 };
 
 /** What a probe that expects a refusal says of its request. */

@@ -1,5 +1,6 @@
 import { VERSION } from '../version.js';
 import { SCHEMA_VERSION, type Report } from './model.js';
+import { perModelCap } from './budget.js';
 
 /** What every run's report begins with: the tool, the target and the run's times. */
 export type ReportHead = Pick<Report, 'schemaVersion' | 'tool' | 'target' | 'startedAt' | 'finishedAt' | 'durationMs' | 'interrupted'>;
@@ -18,4 +19,12 @@ export function startRun(): (target: { baseUrl: string; headers: Record<string, 
     durationMs: Math.round(performance.now() - t0),
     interrupted,
   });
+}
+
+/**
+ * Whether the run stopped before its end: Ctrl-C, --max-duration, or a whole-run spending cap (a per-model
+ * cap stops rows, and the run goes on to its end). Such a run never rewrites a baseline.
+ */
+export function stoppedEarly(report: Pick<Report, 'interrupted' | 'maxDurationReached' | 'budgetReached'>): boolean {
+  return report.interrupted || report.maxDurationReached === true || (report.budgetReached ?? []).some((b) => !perModelCap(b.cap));
 }

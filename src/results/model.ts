@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TRANSPORT_KINDS } from '../http/failure.js';
+import { Cap } from './budget.js';
 
 /** The Report is the one model every writer renders from; a merged report renders like a live one. */
 
@@ -31,8 +32,14 @@ export const Cause = z.enum([
   'interrupted',
   /** Not run: --max-duration ran out first. */
   'deadline',
+  /** Not run: a spending cap (--max-requests, --max-tokens, or a per-model one) was reached first. */
+  'budget',
 ]);
 export type Cause = z.infer<typeof Cause>;
+
+/** The probe tiers, smallest first: each holds the probes of the ones before it (engine/probe.ts). */
+export const Tier = z.enum(['quick', 'default', 'extended']);
+export type Tier = z.infer<typeof Tier>;
 
 /** What a result means for a CI gate: a pure function of verdict and expectation (results/outcome.ts). */
 export const Outcome = z.enum(['passed', 'failed', 'skipped', 'errored']);
@@ -201,6 +208,12 @@ export const Report = z.object({
   interrupted: z.boolean().default(false),
   /** --max-duration ran out: cells not reached are errors with cause "deadline". */
   maxDurationReached: z.boolean().optional(),
+  /**
+   * The spending caps that refused a request (engine/budget.ts), in the order they did: a whole-run cap
+   * stopped the run there, a per-model cap stopped the rows it counts (`models`). Cells not reached are
+   * errors with cause "budget".
+   */
+  budgetReached: z.array(z.object({ cap: Cap, limit: z.number(), models: z.number().int().optional() })).optional(),
   /** The baseline compared with, and whether this run rewrote it. */
   baseline: z.object({ path: z.string(), updated: z.boolean() }).optional(),
   /** Set for one shard of a sharded run; `allModels` is the whole plan, in order, so merges keep it. */
@@ -215,6 +228,8 @@ export const Report = z.object({
     strict: z.boolean().default(false),
     requireAuth: z.boolean().default(false),
     samples: z.number().int().default(4),
+    /** --tier, when given (without it: the default tier, or what --probes names). */
+    tier: Tier.optional(),
   }),
   models: z.array(ModelEntry),
   probes: z.array(ProbeInfo),

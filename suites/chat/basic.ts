@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'chat.basic',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A plain chat request gets a 2xx JSON body from which a client reads the answer at choices[0].message.content.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   // Reads the model's smoke call (a plain non-stream request), so it costs nothing more.

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'chat.error_in_2xx',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A 2xx answer is never an error in disguise: no "error" member, no "success": false.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },

@@ -8,6 +8,7 @@ export default defineProbe({
   id: 'chat.finish_reason',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A plain request ends on its own, and every choice has a finish_reason from the standard set: stop, length, tool_calls, content_filter.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },

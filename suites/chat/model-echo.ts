@@ -17,6 +17,7 @@ export default defineProbe({
   id: 'chat.model_echo',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'The answer names the model that produced it: the one requested, or a dated snapshot of it.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },

@@ -10,6 +10,7 @@ export default defineProbe({
   id: 'chat.schema',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'A non-stream answer has the chat.completion shape: id, object, created, model, choices[{index, message{role, content}, finish_reason}] (MUST), and every field the OpenAI reference requires (SHOULD).',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

@@ -16,6 +16,7 @@ export default defineProbe({
   id: 'chat.usage',
   area: 'chat',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'A non-stream answer reports usage: non-negative integer prompt, completion and total tokens, total = prompt + completion, and prompt tokens that follow the prompt.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

@@ -10,6 +10,7 @@ export default defineProbe({
   id: 'models.list',
   area: 'models',
   kind: 'conformance',
+  tier: 'quick',
   scope: 'target',
   requirement:
     'GET /models answers {object: "list", data: [{id, object: "model", created, owned_by}]} with unique, non-empty ids; extra keys are recorded, not failed.',

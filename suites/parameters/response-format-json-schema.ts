@@ -6,6 +6,7 @@ export default defineProbe({
   id: 'parameters.response_format.json_schema',
   area: 'parameters',
   kind: 'capability',
+  tier: 'quick',
   requirement:
     'response_format {type: "json_schema", strict: true} makes the content JSON that fits the schema, including a key and a value no prompt names, which neither JSON mode nor the plain prompt produces.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'parameters.stop',
   area: 'parameters',
   kind: 'capability',
+  tier: 'quick',
   requirement: "Generation stops before the first occurrence of a stop string: one taken from the model's own temperature-0 answer, which it otherwise writes and goes past.",
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   cost: { requests: 1, maxTokens: LIMITS.count, shared: [GREEDY_COUNT] },

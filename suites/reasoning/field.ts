@@ -29,6 +29,7 @@ export default defineProbe({
   id: 'reasoning.field',
   area: 'reasoning',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'A reasoning model returns its reasoning apart from the answer (message.reasoning_content or message.reasoning), not as <think> tags in the content, and leaves the answer in content.',
   verdicts: ['pass', 'warn', 'inconclusive'],

@@ -43,6 +43,7 @@ export default defineProbe({
   id: 'reasoning.stream',
   area: 'reasoning',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A streamed answer carries its reasoning in the delta field matching the non-stream message field (reasoning_content or reasoning).',
   verdicts: ['pass', 'warn', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

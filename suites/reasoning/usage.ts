@@ -33,6 +33,7 @@ export default defineProbe({
   id: 'reasoning.usage',
   area: 'reasoning',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A reasoning answer reports completion_tokens_details.reasoning_tokens ≤ completion_tokens, and total_tokens = prompt_tokens + completion_tokens.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0 },

@@ -42,6 +42,7 @@ export default defineProbe({
   id: 'streaming.basic',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'stream: true gets an event stream whose JSON chunks a client assembles into the answer, and which ends.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

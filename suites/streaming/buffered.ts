@@ -20,6 +20,7 @@ export default defineProbe({
   id: 'streaming.buffered',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A stream delivers content as it is generated, not all in one burst at the end (fake streaming).',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -12,6 +12,7 @@ export default defineProbe({
   id: 'streaming.chunk_schema',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'Every chunk has the chat.completion.chunk shape: id, object, created, model, choices[{index, delta, finish_reason}], with one id throughout.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'streaming.content_type',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'stream: true is answered with Content-Type: text/event-stream.',
   verdicts: ['pass', 'warn', 'fail'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'streaming.done',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'The stream is terminated by `data: [DONE]`, and nothing follows it.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -11,6 +11,7 @@ export default defineProbe({
   id: 'streaming.error_in_band',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A stream that began with 200 finishes properly: no `data: {"error": …}` event, no close without a finish_reason.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -10,6 +10,7 @@ export default defineProbe({
   id: 'streaming.finish_once',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'Each choice gets exactly one non-null finish_reason, in its last chunk; every earlier chunk has finish_reason null.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

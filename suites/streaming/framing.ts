@@ -9,6 +9,7 @@ export default defineProbe({
   id: 'streaming.framing',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'Events are `data: <json>` lines closed by a blank line; comments, CRLF and `data:` without a space are legal; non-JSON data and events separated by a single newline are not.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'streaming.integrity',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A stream assembles into the same answer as the same request not streamed: no delta sent twice or out of order.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   // The greedy counting request, streamed (with include_usage) and not: both are read by other probes.

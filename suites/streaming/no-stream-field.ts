@@ -5,6 +5,7 @@ export default defineProbe({
   id: 'streaming.no_stream_field',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'A request without the stream field is answered with one JSON body, not a stream.',
   verdicts: ['pass', 'fail', 'inconclusive'],
   // Reads the smoke call, which sends no stream field.

@@ -7,6 +7,7 @@ export default defineProbe({
   id: 'streaming.role_first',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'The first delta carries role "assistant", and later deltas carry no role.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -96,6 +96,7 @@ export default defineProbe({
   id: 'streaming.tool_calls',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'Streamed tool calls rebuild as the OpenAI SDKs rebuild them: every delta.tool_calls fragment has an index; the first of each call has a non-empty id, type "function" and the whole name; the arguments joined parse as JSON; finish_reason is "tool_calls".',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

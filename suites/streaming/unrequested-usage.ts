@@ -8,6 +8,7 @@ export default defineProbe({
   id: 'streaming.unrequested_usage',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement: 'Without stream_options.include_usage, no chunk carries usage, and none has empty choices.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   cost: { requests: 0, maxTokens: 0, shared: [PLAIN_STREAM] },

@@ -11,6 +11,7 @@ export default defineProbe({
   id: 'streaming.usage',
   area: 'streaming',
   kind: 'conformance',
+  tier: 'quick',
   requirement:
     'With stream_options.include_usage, the stream ends with one chunk whose choices are empty and whose usage matches the same request not streamed.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],

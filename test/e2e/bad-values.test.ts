@@ -19,6 +19,10 @@ const TAKES: Record<string, string> = {
   retries: 'a whole number from 0 to 10',
   rpm: 'a number of at least 0.001',
   'max-duration': 'a number above 0, at most 2000000',
+  'max-requests': 'a whole number from 1 to 1000000000',
+  'max-tokens': 'a whole number from 1 to 1000000000',
+  'max-requests-per-model': 'a whole number from 1 to 1000000000',
+  'max-tokens-per-model': 'a whole number from 1 to 1000000000',
   port: 'a whole number from 0 to 65535',
 };
 

@@ -194,6 +194,12 @@ describe('chatprobe CLI', () => {
     for (const p of PROBES) expect(run.stdout).toMatch(new RegExp(`^${p.id.replace(/\./g, '\\.')}\\s+${p.kind}`, 'm'));
     const json = JSON.parse((await runCli(['probes', '--json'])).stdout);
     expect(json.map((p: { id: string }) => p.id)).toEqual(PROBES.map((p) => p.id));
+    expect(json.map((p: { tier: string }) => p.tier)).toEqual(PROBES.map((p) => p.tier ?? 'default'));
+    // Each tier's cost a model, the quick one within its goal.
+    const tiers = [...run.stdout.matchAll(/^ {2}--tier (quick|default|extended) +(\d+) model probes +(\d+) requests +(\d+) max tokens;/gm)].map((m) => ({ tier: m[1], requests: Number(m[3]) }));
+    expect(tiers.map((t) => t.tier)).toEqual(['quick', 'default', 'extended']);
+    expect(tiers[0]!.requests).toBeLessThanOrEqual(20);
+    expect(tiers[1]!.requests).toBeLessThanOrEqual(80);
   });
 
   it('--version and --help tell the truth', async () => {

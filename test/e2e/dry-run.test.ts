@@ -62,6 +62,28 @@ describe('--dry-run', () => {
     expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 1 + 8 + 2 + 1);
   });
 
+  it('says whether the plan fits each spending cap given, and what each tier costs a model', async () => {
+    const caps = ['--max-requests', '1000', '--max-requests-per-model', '20', '--max-tokens-per-model', '3000'];
+    const plan = JSON.parse((await runCli(['--base-url', server.url, '--dry-run', '--json', ...caps], { OPENAI_API_KEY: KEY })).stdout);
+    const { requests, maxTokens } = plan.perModel;
+    expect(plan.caps).toEqual([
+      { cap: 'maxRequests', limit: 1000, needs: plan.total.requests, fits: true },
+      { cap: 'maxRequestsPerModel', limit: 20, needs: requests, fits: false },
+      { cap: 'maxTokensPerModel', limit: 3000, needs: maxTokens, fits: true, room: plan.reasoningRoom.perModel, fitsWithRoom: false },
+    ]);
+    const text = (await runCli(['--base-url', server.url, '--dry-run', ...caps], { OPENAI_API_KEY: KEY })).stdout;
+    expect(text).toContain(`  --max-requests 1000: the plan needs ${plan.total.requests} request(s): fits\n`);
+    expect(text).toContain(`  --max-requests-per-model 20: the plan needs ${requests} request(s) a model: does not fit (a model's row stops at the cap; cells not reached are not run, cause budget)\n`);
+    expect(text).toContain(`  --max-tokens-per-model 3000: the plan needs ${maxTokens} max tokens a model: fits, but not with room for reasoning (up to +${plan.reasoningRoom.perModel} on a model that reasons)\n`);
+    // Each tier's cost, whichever the plan runs; the default tier's is this plan's.
+    expect(plan.tiers.map((t: { tier: string }) => t.tier)).toEqual(['quick', 'default', 'extended']);
+    expect(plan.tiers[1]).toMatchObject({ requests, maxTokens });
+    const quick = plan.tiers[0];
+    expect(text).toMatch(new RegExp(`\n {2}quick +${quick.requests} request\\(s\\) +${quick.maxTokens} max tokens +\\(${quick.probes} probes\\) +goal: at most 20 requests\n`));
+    // No cap given: no caps section.
+    expect((await runCli(['--base-url', server.url, '--dry-run'], { OPENAI_API_KEY: KEY })).stdout).not.toContain('spending caps');
+  });
+
   it('prices the shard’s own models, as its run audits them', async () => {
     const plans = await Promise.all(['1/2', '2/2'].map(async (s) => JSON.parse((await runCli(['--base-url', server.url, '--dry-run', '--json', '--shard', s], { OPENAI_API_KEY: KEY })).stdout)));
     const ids = plans.map((p) => p.models.map((m: { id: string }) => m.id));

@@ -58,6 +58,32 @@ describe('chatprobe judge', () => {
     expect(await readFile(join(out, 'judged', 'matrix.md'), 'utf8')).toBe(await readFile(join(out, 'matrix.md'), 'utf8'));
   }, 60_000);
 
+  it('reproduces runs a spending cap stopped: the record says which requests each cap refused, and the replay refuses those', async () => {
+    // A whole-run cap (the plan needs 200 and more), and a per-model one every row passes (the leanest needs
+    // over 1,500 max tokens), each at the concurrency that mixes the models' requests most.
+    for (const [caps, recorded, reached] of [
+      [['--max-requests', '60'], { maxRequests: 60 }, [{ cap: 'maxRequests', limit: 60 }]],
+      [['--max-tokens-per-model', '1000'], { maxTokensPerModel: 1000 }, [{ cap: 'maxTokensPerModel', limit: 1000, models: 3 }]],
+    ] as const) {
+      const out = await tempDir();
+      const run = await runCli(['--base-url', standard.url, '--out', out, ...caps, '--concurrency', '8', '--quiet'], env);
+      expect(run.code, run.stderr).toBe(1);
+      const lines = gunzipSync(await readFile(join(out, 'record.jsonl.gz'))).toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      expect(lines[0].options.caps).toEqual(recorded);
+      const refused = lines.filter((l) => l.res?.transport?.code === 'budget');
+      expect(refused.length).toBeGreaterThan(0);
+      for (const l of refused) expect(l.res.unsent).toBe(true);
+      // Where the run stopped, for a whole-run cap; a model's cap stops its row, not the run.
+      expect(lines.some((l) => l.stop === 'budget')).toBe('maxRequests' in recorded);
+      const j = await judgedAgain(out);
+      expect(j.run.budgetReached).toEqual(reached);
+      expect(j.stderr).toContain('every cell judged as');
+      expect(j.code, j.stderr).toBe(1);
+      expect(judgement(j.again)).toEqual(judgement(j.run));
+      expect(await readFile(join(out, 'judged', 'matrix.md'), 'utf8')).toBe(await readFile(join(out, 'matrix.md'), 'utf8'));
+    }
+  }, 90_000);
+
   it('reproduces a run Ctrl-C interrupted', async () => {
     const out = await tempDir();
     const run = await signalCli(['--base-url', stalling.url, '--out', out, '--timeout', '30'], env, UNDER_WAY, 'SIGINT');

@@ -41,7 +41,7 @@ describe('the cause table', () => {
   it("says which causes came with an HTTP answer, and gives each answered one a doctor check; the run's stop and our bug have none", () => {
     expect(where((c) => c.answered)).toEqual(['auth', 'model_not_in_group', 'quota', 'rate_limited', 'upstream']);
     for (const c of where((x) => x.answered)) expect(CAUSES[c].check, c).toBeDefined();
-    expect(where((c) => c.check === undefined)).toEqual(['harness', 'interrupted', 'deadline']);
+    expect(where((c) => c.check === undefined)).toEqual(['harness', 'interrupted', 'deadline', 'budget']);
     // Every check is failed by some cause, in the order an operator checks them.
     expect(DOCTOR_CHECKS.map((check) => where((c) => c.check === check))).toEqual([
       ['model_not_listed'],
@@ -53,7 +53,8 @@ describe('the cause table', () => {
   });
 
   it("counts only the run's stop as not run, and gates our bug and Ctrl-C apart from the verdict", () => {
-    expect(where((c) => c.notRun)).toEqual(['interrupted', 'deadline']);
+    // A spending cap reached is a stop as --max-duration is: judged, so a CI gate fails on what it left.
+    expect(where((c) => c.notRun)).toEqual(['interrupted', 'deadline', 'budget']);
     for (const c of where((x) => x.notRun)) expect(CAUSES[c].stopsRow || CAUSES[c].answered, c).toBe(false);
     expect(Object.fromEntries(ALL.filter((c) => CAUSES[c].gate !== 'judged').map((c) => [c, CAUSES[c].gate]))).toEqual({ harness: 'errored', interrupted: 'skipped' });
   });

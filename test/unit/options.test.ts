@@ -61,6 +61,13 @@ describe('resolveOptions', () => {
     expect(resolve({ baseUrl: 'http://h/v1', maxDuration: 2_000_000, rpm: 0.001 }).maxDurationMs).toBe(2_000_000_000);
   });
 
+  it('takes a tier and the spending caps given, and only those', () => {
+    expect(resolve({ baseUrl: 'http://h/v1' })).toMatchObject({ tier: undefined, caps: {} });
+    expect(resolve({ baseUrl: 'http://h/v1', tier: 'quick', maxRequests: 40, maxTokensPerModel: 500 })).toMatchObject({ tier: 'quick', caps: { maxRequests: 40, maxTokensPerModel: 500 } });
+    expect(failure({ baseUrl: 'http://h/v1', tier: 'fast' })).toContain('invalid --tier: expected one of quick, default, extended');
+    expect(failure({ baseUrl: 'http://h/v1', maxRequestsPerModel: 0 })).toContain('invalid --max-requests-per-model');
+  });
+
   it('explains bad base URLs', () => {
     expect(failure({})).toContain('no base URL');
     expect(failure({ baseUrl: 'not a url' })).toContain('invalid base URL');

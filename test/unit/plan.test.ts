@@ -3,6 +3,8 @@ import { closestIds, makePlan, selectModels, selectProbes } from '../../src/engi
 import { CannotTestError } from '../../src/errors.js';
 import { PROBES } from '../../suites/index.js';
 import type { ListedModel } from '../../src/engine/discover.js';
+import { costOfProbes, QUICK_REQUESTS, type Tier } from '../../src/engine/probe.js';
+import { costOfTiers } from '../../src/engine/cost.js';
 
 const listed: ListedModel[] = ['gpt-4o', 'gpt-4o-mini', 'llama-3'].map((id) => ({ id, ownedBy: undefined, declared: undefined }));
 
@@ -46,6 +48,36 @@ describe('plan', () => {
     expect(selectProbes(PROBES, ['parameters.user']).map((p) => p.id)).toEqual(['parameters.user']);
     expect(selectProbes(PROBES, ['roles.*']).map((p) => p.id)).toContain('roles.empty_content');
     expect(selectProbes(PROBES, ['*'])).toHaveLength(PROBES.length);
+  });
+
+  it('selects a tier: each holds the smaller ones; --probes with --tier keeps only the named probes of that tier', () => {
+    const ids = (tier: Tier) => selectProbes(PROBES, [], tier).map((p) => p.id);
+    const quick = ids('quick');
+    // Tiers nest: quick within default within extended, which is every probe.
+    expect(ids('default')).toEqual(selectProbes(PROBES, []).map((p) => p.id));
+    for (const id of quick) expect(ids('default')).toContain(id);
+    expect(ids('extended')).toHaveLength(PROBES.length);
+    // Reachability, the wire and the parameters most clients send; no sampling, roles or refusal probes.
+    for (const id of ['models.list', 'chat.basic', 'streaming.basic', 'streaming.usage', 'parameters.max_tokens', 'parameters.stop', 'parameters.tools', 'parameters.response_format.json_schema']) expect(quick).toContain(id);
+    for (const id of ['parameters.temperature', 'parameters.seed', 'roles.system', 'errors.wrong_type', 'auth.missing_key', 'billing.usage']) expect(quick).not.toContain(id);
+    expect(selectProbes(PROBES, ['parameters.*'], 'quick').map((p) => p.id)).toEqual(quick.filter((id) => id.startsWith('parameters.')));
+    // Without --tier, --probes names any tier's probes, as before.
+    expect(selectProbes(PROBES, ['parameters.user']).map((p) => p.id)).toEqual(['parameters.user']);
+    expect(() => selectProbes(PROBES, ['parameters.user'], 'default')).toThrow('no probe of --tier default matches --probes parameters.user');
+  });
+
+  it('prices the quick tier within its goal, each of its probes with the shared exchanges it reads', () => {
+    const quick = selectProbes(PROBES, [], 'quick').filter((p) => p.scope !== 'target');
+    // Every shared exchange a quick probe reads is paid for in the tier's cost (costOfProbes counts each once).
+    const tiers = costOfTiers(PROBES, 4, true);
+    const q = tiers.find((t) => t.tier === 'quick')!;
+    expect(q.requests).toBe(costOfProbes(quick, 4).requests + 1);
+    // A model that refuses max_tokens gets some of its limits sent again (up to one a request in flight at
+    // --concurrency 4): the plan leaves that much room under the goal.
+    expect(q.requests + 4).toBeLessThanOrEqual(QUICK_REQUESTS);
+    expect(tiers.map((t) => t.tier)).toEqual(['quick', 'default', 'extended']);
+    expect(tiers[0]!.requests).toBeLessThan(tiers[1]!.requests);
+    expect(tiers[1]!.requests).toBeLessThan(tiers[2]!.requests);
   });
 
   it('refuses named models none of which is listed (exit 2), naming the closest listed ids of each', () => {

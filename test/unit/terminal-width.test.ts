@@ -239,10 +239,10 @@ describe('chatprobe probes', () => {
     const lines = text.trimEnd().split('\n');
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(columns);
     expect(lines.filter((l) => l !== l.trimEnd())).toEqual([]);
-    expect(lines[0]).toMatch(/^probe +kind/);
+    expect(lines[0]).toMatch(/^probe:? +kind/);
     const joined = lines.map((l) => l.trim()).join(' ');
     for (const p of PROBES) {
-      expect(lines.some((l) => l.startsWith(`${p.id} `)), p.id).toBe(true);
+      expect(lines.some((l) => l.startsWith(`${p.id} `) || l.startsWith(`${p.id}:`)), p.id).toBe(true);
       // The requirement's words in order, wrapped (a word longer than the room cut across lines).
       expect(joined.replace(/ /g, '')).toContain(p.requirement.replace(/ /g, ''));
     }
@@ -250,7 +250,7 @@ describe('chatprobe probes', () => {
 
   it('piped, prints a probe a line under a header, for grep', () => {
     const lines = renderProbeList(rows).trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^probe +kind +scope +cost +requirement$/);
+    expect(lines[0]).toMatch(/^probe +kind +scope +tier +cost +requirement$/);
     expect(lines).toHaveLength(PROBES.length + 1);
     for (const [i, p] of PROBES.entries()) expect(lines[i + 1]).toMatch(new RegExp(`^${p.id.replace(/\./g, '\\.')} +${p.kind} .*${p.requirement.slice(-20).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
   });

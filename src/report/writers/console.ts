@@ -2,7 +2,7 @@ import pc from 'picocolors';
 import { oneLine, wrapText } from '../../text.js';
 import type { ModelEntry, ProbeInfo, ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_TONE, type Tone } from '../style.js';
-import { comparedWithBaseline, describeChange, failuresFirst, modelTotals, notRunText, summarise, type ModelTotals } from '../summary.js';
+import { capsReachedText, comparedWithBaseline, describeChange, failuresFirst, modelTotals, notRunText, saysNotRun, summarise, type ModelTotals } from '../summary.js';
 import { EVERY_PROBE, isMissing, runModels, viewOf } from '../../results/view.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
 
@@ -192,7 +192,8 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
       `${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
       (report.interrupted ? ' (interrupted: partial report)' : '') +
       (report.maxDurationReached ? ' (stopped at --max-duration: partial report)' : '') +
-      (report.interrupted || report.maxDurationReached ? `; ${notRunText(report, s)}` : ''),
+      (capsReachedText(report) ? ` (${capsReachedText(report)})` : '') +
+      (saysNotRun(report) ? `; ${notRunText(report, s)}` : ''),
   );
   if (report.baseline && report.baseline.updated && !comparedWithBaseline(report)) {
     say(`baseline ${report.baseline.path}: written from this run (there was none to compare with)`);

@@ -356,6 +356,7 @@ export const PAGE_JS =
     h('p', { cls: 'facts' }, facts.map(function (f) { return h('span', { text: f }); })),
     R.interrupted ? h('p', { cls: 'warn-line', text: 'This run was interrupted: cells not reached are reported as not run.' }) : null,
     R.maxDurationReached ? h('p', { cls: 'warn-line', text: 'This run stopped at --max-duration: cells not reached are errors with cause "deadline".' }) : null,
+    R.budgetReached ? h('p', { cls: 'warn-line', text: 'A spending cap was reached (' + R.budgetReached.map(function (b) { return '--' + b.cap.replace(/[A-Z]/g, function (c) { return '-' + c.toLowerCase(); }) + ' ' + b.limit + (b.models !== undefined ? ', by ' + b.models + ' model(s)' : ''); }).join('; ') + '): cells not reached are errors with cause "budget".' }) : null,
     R.pageCut && R.pageCut.shownModels < R.pageCut.models ? h('p', { cls: 'warn-line', id: 'page-cut', text: 'This page shows the first ' + R.pageCut.shownModels + ' of ' + R.pageCut.models +
       ' models (a page of every cell would be too large for a browser); report.json, junit.xml and exchanges.har beside it have every model. The counts below are those of the whole run.' }) : null,
     R.pageCut && R.pageCut.exchangesLeft > 0 ? h('p', { cls: 'facts', id: 'exchanges-cut', text: R.pageCut.exchangesLeft + ' recorded exchange(s) are not on this page' +

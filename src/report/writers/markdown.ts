@@ -1,7 +1,7 @@
 import { oneLine } from '../../text.js';
 import type { ProbeResult, Report } from '../../results/model.js';
 import { cellText, extentText, VERDICT_MARK } from '../style.js';
-import { comparedWithBaseline, describeChange, notRunText, summarise } from '../summary.js';
+import { capsReachedText, comparedWithBaseline, describeChange, notRunText, saysNotRun, summarise } from '../summary.js';
 import { isMissing, runModels, viewOf } from '../../results/view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
@@ -74,7 +74,8 @@ export function renderMatrix(report: Report): string {
     `Target ${escapeText(report.target.baseUrl)} · ${extentText(runModels(report).length, report.probes)} · ` +
       `${report.calls} calls · ${(report.durationMs / 1000).toFixed(1)} s · chatprobe ${report.tool.version}` +
       (report.interrupted ? ' · **interrupted: partial report**' : '') +
-      (report.maxDurationReached ? ' · **stopped at --max-duration: partial report**' : ''),
+      (report.maxDurationReached ? ' · **stopped at --max-duration: partial report**' : '') +
+      (capsReachedText(report) ? ` · **${capsReachedText(report)}**` : ''),
   );
   out.push('');
   if (view.endpoint.length > 0) {
@@ -106,7 +107,7 @@ export function renderMatrix(report: Report): string {
   if (missing.length > 0) out.push('');
   out.push(
     `Results: ${s.outcomes.passed} passed, ${s.outcomes.failed} failed, ${s.outcomes.skipped} skipped, ${s.outcomes.errored} errored` +
-      (report.interrupted || report.maxDurationReached ? `; ${notRunText(report, s)}.` : '.') +
+      (saysNotRun(report) ? `; ${notRunText(report, s)}.` : '.') +
       (report.baseline && report.baseline.updated && !comparedWithBaseline(report)
         ? ` The baseline ${escapeText(report.baseline.path)} was written from this run (there was none to compare with).`
         : report.baseline && !comparedWithBaseline(report)
