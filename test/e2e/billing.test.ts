@@ -12,11 +12,13 @@ import { tempDir } from '../helpers/tmp.js';
 
 const KEY = 'sk-9f3a7c21e5b0d84f6a2c';
 
-/** The billing profile with only these models, and its meter changed as given. */
-function profile(models: string[], meter?: Profile['server']['meter']): Profile {
+type MeterSettings = NonNullable<Profile['server']['meter']>;
+
+/** The billing profile with only these models, and its meter changed as given (unnamed settings: none). */
+function profile(models: string[], meter?: Pick<MeterSettings, 'kind'> & Partial<MeterSettings>): Profile {
   const p = loadProfile('billing');
   p.models = p.models.filter((m) => models.includes(m.id));
-  if (meter) p.server.meter = meter;
+  if (meter) p.server.meter = { lagReads: 0, lateMs: 0, drift: 0, ...meter };
   return p;
 }
 
@@ -126,6 +128,28 @@ describe('quota deduction (billing.*)', () => {
     expect(report!.models[0]!.billing!.calls[0]!.deducted).toBeCloseTo(690 / 5000, 10);
   });
 
+  it('trap (issue 33): a meter that writes charges 1.5 s late, charges of the smoke calls still pending when the billing calls begin: no false failure, the faults still found', async () => {
+    // The old quiet check (two reads 0.3 s apart) let the smoke calls' charges land in the first plain
+    // call's window: 690 + 510 given to it, and billing.stream failed "billed less than its usage requires".
+    const { report } = await audit(profile(['bill-fair', 'bill-failures'], { kind: 'new-api', lateMs: 1500 }), ['--probes', 'billing.*']);
+    const v = verdicts(report!);
+    expect(v['bill-fair billing.stream']).not.toBe('fail');
+    expect(v['bill-fair billing.usage']).not.toBe('fail');
+    expect(v['bill-fair billing.failed_call']).toBe('pass');
+    // The second model's set knows the meter: the quiet check waits twice its lateness, every deduction is its call's.
+    expect(v['bill-failures billing.failed_call']).toBe('fail');
+    expect(v['bill-failures billing.stream']).toBe('pass');
+    expect(v['bill-failures billing.usage']).toBe('pass');
+    const second = report!.models.find((m) => m.id === 'bill-failures')!.billing!;
+    expect(second.calls.map((c) => c.deducted)).toEqual([690, 690, 170, 480]);
+    expect(second.calls.every((c) => c.unattributed === undefined)).toBe(true);
+    expect(second.settlement!.lateMs).toBeGreaterThanOrEqual(1500);
+    expect(second.settlement!.quietMs).toBeGreaterThanOrEqual(2 * 1500);
+    // The cell says how it was watched.
+    const cell = report!.results.find((r) => r.model === 'bill-failures' && r.probe === 'billing.stream')!;
+    expect(cell.findings.find((f) => f.code === 'settlement')?.message).toMatch(/this meter showed charges up to \d\.\d s after their call/);
+  }, 120_000);
+
   it('waits for a LiteLLM meter that shows charges two reads late, and still gives each call its own', async () => {
     const { report } = await audit(profile(['bill-fair', 'bill-failures'], { kind: 'litellm', lagReads: 2, drift: 0 }), ['--probes', 'billing.*']);
     expect(report!.billing).toMatchObject({ kind: 'litellm', route: 'GET /key/info', unit: 'USD' });
@@ -140,7 +164,8 @@ describe('quota deduction (billing.*)', () => {
     const plain = report!.models[0]!.billing!.calls[0]!;
     expect(plain.lagMs).toBeGreaterThan(0);
     expect(plain.deducted).toBeCloseTo(690 / 500_000, 12);
-  });
+    // A meter that showed charges late is watched 12.7 s before a zero is believed: a minute of waiting.
+  }, 120_000);
 
   it('trap: a balance that moves on its own (other traffic on the key) is inconclusive, and costs no billing call', async () => {
     const { report, server: s } = await audit(profile(['bill-fair'], { kind: 'openrouter', lagReads: 0, drift: 1 }), ['--probes', 'billing.*', '--json']);
