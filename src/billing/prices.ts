@@ -186,7 +186,8 @@ function perUsd(unit: string, list: PriceList): number | undefined {
 export function listedCost(list: PriceList, p: ModelPrice, usage: { prompt: number; completion: number }, unit: string): number | undefined {
   const factor = perUsd(unit, list);
   if (factor === undefined) return undefined;
-  return (usage.prompt * p.input + usage.completion * p.output + p.perCall) * list.groupRatio * factor;
+  // Twelve digits: the float noise of prices per token (a ratio over 500,000) is no part of a price.
+  return Number(((usage.prompt * p.input + usage.completion * p.output + p.perCall) * list.groupRatio * factor).toPrecision(12));
 }
 
 /** How far a deduction may stray from an exact figure: the meter's step, and 2% for rounding in the gateway's prices. */

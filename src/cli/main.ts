@@ -32,7 +32,7 @@ const RUN: Record<CommandName, (v: Values) => Promise<number>> = {
   compare: async (v) => (await import('./compare.js')).compareCommand(String(v.a), String(v.b), { json: v.json as boolean }),
   repro: async (v) => (await import('./repro.js')).reproCommand(String(v.report), String(v.model), String(v.probe)),
   judge: async (v) =>
-    (await import('./judge.js')).judgeCommand(String(v.run), { out: v.out as string | undefined, baseline: v.baseline as string | undefined, json: v.json as boolean, quiet: v.quiet as boolean }, process.env),
+    (await import('./judge.js')).judgeCommand(String(v.run), { out: v.out as string | undefined, baseline: v.baseline as string | undefined, prices: v.prices as string | undefined, json: v.json as boolean, quiet: v.quiet as boolean }, process.env),
   probes: async (v) => (await import('./probes.js')).probesCommand(v.json as boolean),
   upstream: async (v) => (await import('./upstream.js')).upstreamCommand({ port: v.port as number, host: v.host as string, models: list(v.models) ?? [] }),
   passthrough: async (v) =>

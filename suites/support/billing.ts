@@ -2,7 +2,8 @@ import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type Prob
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/results/model.js';
-import { billingView, METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
+import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
+import { billingView } from '../../src/billing/view.js';
 import { CALIBRATION_MS, fmt, memoryOf, MeterWatch, spanFor } from '../../src/billing/watch.js';
 import { attribution, latenessOf } from '../../src/billing/settle.js';
 import { priceCall, tolerance as within } from '../../src/billing/prices.js';

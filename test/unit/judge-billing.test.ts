@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { METERS, readMeter, type Meter, type Reading } from '../../src/billing/meter.js';
 import type { MeteredCall, MeteredLabel, MeteredSet } from '../../src/billing/set.js';
-import { billingView } from '../../src/billing/set.js';
+import { billingView } from '../../src/billing/view.js';
 import { attribution, FIT, latenessOf } from '../../src/billing/settle.js';
 import { CALIBRATION_MS, FIRST_QUIET_MS, MIN_WINDOW_MS, type RememberingMeter } from '../../src/billing/watch.js';
 import type { PriceList } from '../../src/engine/options.js';
