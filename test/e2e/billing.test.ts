@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { runCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { tempDir } from '../helpers/tmp.js';
+import { launchBrowser, NO_BROWSER, openFile } from '../helpers/browser.js';
 
 const KEY = 'sk-9f3a7c21e5b0d84f6a2c';
 
@@ -70,6 +71,56 @@ describe('quota deduction (billing.*)', () => {
     const md = await readFile(join(out, 'matrix.md'), 'utf8');
     expect(md).toContain('## Quota deduction');
     expect(md).toContain('| bill-by-limit | short | 200 | 64 | 14 + 1 | 2060 |');
+  }, 60_000);
+
+  it("--prices: each deduction beside the listed price, a call billed at another model's price named, in report.json, matrix.md, junit.xml and report.html; judge weighs the record against another list", async () => {
+    const dir = await tempDir();
+    // new-api's ratio settings: the reference server bills 10 quota units a prompt token and 30 a completion token.
+    const prices = join(dir, 'ratios.json');
+    await writeFile(prices, JSON.stringify({ ModelRatio: { 'bill-fair': 10, 'bill-stream-double': 10, premium: 20 }, CompletionRatio: { 'bill-fair': 3, 'bill-stream-double': 3, premium: 3 }, GroupRatio: { default: 1 } }));
+    const { run, out, report } = await audit(profile(['bill-fair', 'bill-stream-double']), ['--probes', 'billing.*', '--prices', prices]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(verdicts(report!)).toMatchObject({ 'bill-fair billing.usage': 'pass', 'bill-fair billing.stream': 'pass', 'bill-stream-double billing.stream': 'fail', 'bill-stream-double billing.usage': 'pass' });
+    const cell = (model: string, probe: string) => report!.results.find((r) => r.model === model && r.probe === probe)!;
+    expect(cell('bill-fair', 'billing.usage').findings.map((f) => f.code)).toContain('listed_price');
+    const doubled = cell('bill-stream-double', 'billing.stream');
+    expect(doubled.findings.map((f) => f.code)).toEqual(['stream_billed_more', 'priced_as_other']);
+    expect(doubled.observed).toContain(`the stream call was billed 1380 quota units, and the price list (${prices}) says 690 for bill-stream-double at 21 prompt + 16 completion tokens: what premium costs there`);
+    const fair = report!.models.find((m) => m.id === 'bill-fair')!.billing!;
+    expect(fair.prices).toBe(prices);
+    expect(fair.calls.map((c) => c.listed)).toEqual([690, 690, 170, undefined]);
+    const stream = report!.models.find((m) => m.id === 'bill-stream-double')!.billing!.calls[1]!;
+    expect(stream).toMatchObject({ call: 'stream', deducted: 1380, listed: 690, pricedAs: ['premium'] });
+    const md = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(md).toContain('| bill-stream-double | stream | 200 | 16 | 21 + 16 | 1380 | 690 (billed as premium) | 37.3 | 0 ms |');
+    const junit = await readFile(join(out, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<property name="billing.stream.priced_as" value="premium"/>');
+    expect(junit).toContain('<property name="billing.plain.listed" value="690"/>');
+
+    // The same record, weighed against a list that prices bill-fair at twice what it was billed.
+    const dearer = join(dir, 'dearer.json');
+    await writeFile(dearer, JSON.stringify({ models: { 'bill-fair': { input: 40, output: 120 } }, quotaPerUsd: 500_000 }));
+    const judged = join(dir, 'judged');
+    const again = await runCli(['judge', out, '--prices', dearer, '--out', judged, '--quiet']);
+    expect(again.stderr).toContain('judged otherwise than');
+    const weighed = parseReport(await readFile(join(judged, 'report.json'), 'utf8'));
+    const usage = weighed.results.find((r) => r.model === 'bill-fair' && r.probe === 'billing.usage')!;
+    expect(usage.verdict).toBe('warn');
+    expect(usage.findings.map((f) => f.code)).toContain('billed_below_price');
+    expect(weighed.results.find((r) => r.model === 'bill-stream-double' && r.probe === 'billing.usage')!.findings.map((f) => f.code)).toContain('unpriced');
+
+    // report.html: the section of its own, every call of every model.
+    if (NO_BROWSER) return;
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openFile(browser, join(out, 'report.html'));
+      expect(await page.locator('#billing h2').textContent()).toBe('Usage and billing');
+      expect(await page.locator('#billing tbody tr').count()).toBe(8);
+      expect(await page.locator('#billing').textContent()).toContain('the price of premium');
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 
   it('--no-billing reads no balance and sends no billing call', async () => {

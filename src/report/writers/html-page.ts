@@ -1,3 +1,5 @@
+import { BILLING_JS } from './html-billing.js';
+
 /**
  * The style and script of report.html (writers/html.ts). The script reads the page's JSON blocks and builds
  * every element with createElement and text nodes: no string of the report's is ever parsed as markup.
@@ -73,6 +75,7 @@ svg .axis { stroke: #999; stroke-width: 1; }
 `;
 
 export const PAGE_JS = String.raw`
+${BILLING_JS}
 (function () {
   'use strict';
   function data(id) { return JSON.parse(document.getElementById(id).textContent); }
@@ -451,6 +454,8 @@ export const PAGE_JS = String.raw`
     return box;
   }
   app.appendChild(timingsSection());
+  var billing = billingSection(h, R);
+  if (billing) app.appendChild(billing);
 
   render();
   // A link to a cell (#model=…&probe=…) opens its evidence.
