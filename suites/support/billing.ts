@@ -72,6 +72,8 @@ export const METERED_SET = defineShared<MeteredSet>({
       set.calls.push(c);
       before = after.used;
       if (call.label === 'plain' && c.lagMs === undefined) {
+        // Nothing moved for CALIBRATION_MS after it: no charge of the run is pending either.
+        memory.settled = true;
         return { ...set, unbilled: `the balance did not move within ${(CALIBRATION_MS / 1000).toFixed(1)} s of the plain call (${usageText(x)}): a free model, or a gateway that bills later than that; the other calls were not sent` };
       }
       if (c.deducted < 0) return { ...set, unmeasurable: `the amount used went down by ${fmt(-c.deducted)} ${m.unit} after the ${call.label} call: a refund of an earlier charge, so deductions cannot be given to calls` };

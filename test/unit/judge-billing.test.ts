@@ -345,7 +345,7 @@ describe('the balance routes', () => {
  * clock, as the run's CallClock gives them), each call's charge lands `lateMs` after it (or its own
  * lateness), the audit's `pending` charges land at the times given, `drift` is added at every read.
  */
-function lateMeter(o: { lateMs?: number; pending?: [at: number, amount: number][]; drift?: number; memory?: RememberingMeter['memory'] } = {}) {
+function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number, amount: number][]; drift?: number; memory?: RememberingMeter['memory'] } = {}) {
   let now = 0;
   let used = 100_000;
   let reads = 0;
@@ -363,8 +363,10 @@ function lateMeter(o: { lateMs?: number; pending?: [at: number, amount: number][
     },
     memory: o.memory ?? {},
   };
+  // A batch writer (new-api's BATCH_UPDATE_INTERVAL) writes every charge at the next tick of its clock.
+  const tick = (at: number) => (o.batchMs ? Math.ceil((at + 1) / o.batchMs) * o.batchMs : at);
   const charge = (amount: number, lateMs = o.lateMs ?? 0) => {
-    if (amount) due.push({ at: now + lateMs, amount });
+    if (amount) due.push({ at: tick(now + lateMs), amount });
   };
   return { meter, charge, clock: () => now, reads: () => reads };
 }
@@ -470,6 +472,23 @@ describe('the billing set, against a meter on a virtual clock', () => {
     expect(next.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
     expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
     expect(judgeStreamBilling(next).findings?.map((f) => f.code)).toEqual(['deductions', 'settlement']);
+  });
+
+  it('trap: a batch writer (every 5 s) writes a pending charge of the audit and the plain call\'s together: no failure; the next model is judged', async () => {
+    // The audit's last call, 83 units, waits for the tick at 5 s: after the 1.5 s quiet check, with the plain call's own.
+    const memory = {};
+    const m = lateMeter({ batchMs: 5000, pending: [[5000, 83]], memory });
+    const set = await METERED_SET.make(context(m));
+    expect(set.calls[0]).toMatchObject({ label: 'plain', deducted: 773 });
+    expect(attribution(set).get('plain')).toContain("the plain call's deduction cannot be told from a late charge");
+    expect(verdicts(set)).toEqual(['pass', 'inconclusive', 'inconclusive']);
+    const next = await METERED_SET.make(context(lateMeter({ batchMs: 5000, memory })));
+    expect(next.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
+    expect(attribution(next).size).toBe(0);
+    expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
+    // A stream the batch writer never bills is still found.
+    const free = await METERED_SET.make(context(lateMeter({ batchMs: 5000, memory }), [], { stream: 0 }));
+    expect(verdicts(free)).toEqual(['pass', 'fail', 'pass']);
   });
 
   it('a charge of the audit that lands during the quiet check makes it wait twice as long', async () => {
