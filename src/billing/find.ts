@@ -1,5 +1,6 @@
-import type { Meter, MeterLine, MeterSearch, MeterSource } from '../engine/meter.js';
+import type { MeterLine, MeterSearch, MeterSource } from '../engine/meter.js';
 import { METERS, readMeter, routeOf } from './meter.js';
+import type { RememberingMeter } from './watch.js';
 
 export type { MeterSearch } from '../engine/meter.js';
 
@@ -22,7 +23,8 @@ export async function findMeter(log: MeterLine, baseUrl: string): Promise<MeterS
       tried.push(`${route}: ${used}`);
       continue;
     }
-    const meter: Meter = {
+    // The memory of what the billing sets learn of this meter (billing/watch.ts), one per run.
+    const meter: RememberingMeter = {
       kind: kind.kind,
       route,
       unit: kind.unit,
@@ -34,6 +36,7 @@ export async function findMeter(log: MeterLine, baseUrl: string): Promise<MeterS
       },
       // By the log's clock: a replay of the run (record/replay.ts) does not wait.
       wait: (ms) => log.wait(ms),
+      memory: {},
     };
     return { meter };
   }

@@ -1,6 +1,6 @@
 import type { Exchange } from '../engine/exchange.js';
+import type { PriceList } from '../engine/prices.js';
 import type { Meter } from './meter.js';
-import type { ModelBilling } from '../results/model.js';
 
 /** The shared exchange of the billing probes: the known set of calls of one model, with the balance read around each. */
 export const METERED_KEY = 'billing.set';
@@ -12,6 +12,11 @@ export const METERED_KEY = 'billing.set';
  */
 export type MeteredLabel = 'plain' | 'stream' | 'short' | 'failed';
 
+/**
+ * Times are on the set's clock: milliseconds of waiting asked for since the quiet check began (the meter's
+ * waits, engine/calls.ts CallClock: a replay of the run asks the same waits and gets the same readings, so
+ * it judges the same). Real time runs ahead of it by the reads' and the calls' own durations, never behind.
+ */
 export interface MeteredCall {
   label: MeteredLabel;
   x: Exchange;
@@ -19,8 +24,15 @@ export interface MeteredCall {
   limit: number;
   /** How much the amount used grew between the read before it and the settled read after it. */
   deducted: number;
-  /** Milliseconds after the answer until the meter showed the change (undefined: it did not move). */
+  /** Milliseconds after the answer until the meter showed the amount it settled at (undefined: it did not move). */
   lagMs?: number;
+  /**
+   * When the call was sent, the read its deduction is counted from taken just before (and when it was
+   * answered: the set's clock does not run during a call).
+   */
+  sentAt: number;
+  /** When the read the deduction is counted to was taken: the balance had held still since `sentAt + lagMs`. */
+  untilAt: number;
 }
 
 export interface MeteredSet {
@@ -30,27 +42,20 @@ export interface MeteredSet {
   unmeasurable?: string;
   /** The plain call moved nothing within the calibration window: the rest was not sent. */
   unbilled?: string;
-  /** The longest the meter was watched after a call before a zero was believed. */
+  /** The shortest span each call was watched once the first had shown how late this meter is. */
   windowMs: number;
-}
-
-/** The set as the report keeps it: numbers and call ids, no bodies. */
-export function billingView(set: MeteredSet | undefined): ModelBilling | undefined {
-  if (!set) return undefined;
-  const view: ModelBilling = {
-    unit: set.meter.unit,
-    calls: set.calls.map((c) => {
-      const call: ModelBilling['calls'][number] = { call: c.label, evidence: c.x.attempts, limit: c.limit, deducted: c.deducted };
-      if (c.x.status !== undefined) call.status = c.x.status;
-      if (c.x.usage) {
-        call.promptTokens = c.x.usage.promptTokens;
-        call.completionTokens = c.x.usage.completionTokens;
-      }
-      if (c.lagMs !== undefined) call.lagMs = c.lagMs;
-      return call;
-    }),
-  };
-  if (set.unmeasurable) view.unmeasurable = set.unmeasurable;
-  if (set.unbilled) view.unbilled = set.unbilled;
-  return view;
+  /**
+   * The quiet check before the first call: how long the balance was watched (`ms`), and when in that span
+   * it last moved (`movedAtMs`: a charge still pending from the audit's earlier calls landed then).
+   */
+  quiet?: { ms: number; movedAtMs?: number };
+  /** How late this run had seen the meter show charges before this set (earlier models' sets), ms. */
+  knownLateMs?: number;
+  /** The set before this one ended with its control read: no charge of the run's calls was still pending when this one began. */
+  afterSettled?: boolean;
+  /** When the control read after the last call was taken: the last call's window ends there. */
+  controlAt?: number;
+  /** The price list of the run (--prices), and the model the calls asked for. */
+  prices?: PriceList;
+  model?: string;
 }

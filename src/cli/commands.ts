@@ -113,10 +113,14 @@ export const COMMANDS: readonly CommandSpec[] = [
       out: { type: 'string', describe: 'Folder for the reports (default: judged/ inside the run\'s folder)' },
       baseline: { type: 'string', describe: 'Judge the cells against this baseline' },
       'probe-file': { type: 'string', many: true, describe: 'The probe files the run was given (--probe-file): a record holds their calls, not the probes' },
+      prices: { type: 'string', describe: "Weigh the recorded deductions against this price list instead of the run's (--prices)" },
       json: { type: 'boolean', default: false, describe: 'Print the report JSON on stdout instead of the matrix' },
       quiet: { type: 'boolean', default: false, describe: 'Print nothing but errors, what the record could not answer, and the cells judged otherwise' },
     },
-    examples: [['chatprobe judge reports', "yesterday's run in reports/, judged by today's rules, into reports/judged/"]],
+    examples: [
+      ['chatprobe judge reports', "yesterday's run in reports/, judged by today's rules, into reports/judged/"],
+      ['chatprobe judge reports --prices prices.json', "the same run's deductions set beside another price list"],
+    ],
   },
   {
     name: 'upstream',

@@ -5,6 +5,7 @@ import { EVERY_PROBE } from '../results/view.js';
 import { auditWith } from './audit.js';
 import { EXIT } from '../results/exit.js';
 import { cannotTest, displayPath, err } from './output.js';
+import { loadPrices } from '../config/options.js';
 import { join } from 'node:path';
 
 
@@ -17,10 +18,12 @@ const LISTED = 50;
  * report the run wrote. Exits as the judged run would, or 2 when a cell asked for a request the record
  * does not hold (its cell is then no judgement of the endpoint).
  */
-export async function judgeCommand(runDir: string, flags: { out?: string; baseline?: string; probeFiles: string[]; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
+export async function judgeCommand(runDir: string, flags: { out?: string; baseline?: string; probeFiles: string[]; prices?: string | undefined; json: boolean; quiet: boolean }, env: NodeJS.ProcessEnv): Promise<number> {
   let recorded: Recorded;
   try {
     recorded = await readRecorded(runDir);
+    // Another price list: the recorded deductions, weighed again (the cells that read it differ from the run's report, and say so).
+    if (flags.prices !== undefined) recorded = { ...recorded, options: { ...recorded.options, prices: loadPrices(flags.prices) } };
   } catch (e) {
     return cannotTest(e);
   }

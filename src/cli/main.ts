@@ -33,7 +33,7 @@ const RUN: Record<CommandName, (v: Values) => Promise<number>> = {
   judge: async (v) =>
     (await import('./judge.js')).judgeCommand(
       String(v.run),
-      { out: v.out as string | undefined, baseline: v.baseline as string | undefined, probeFiles: (v.probeFile as string[] | undefined) ?? [], json: v.json as boolean, quiet: v.quiet as boolean },
+      { out: v.out as string | undefined, baseline: v.baseline as string | undefined, prices: v.prices as string | undefined, probeFiles: (v.probeFile as string[] | undefined) ?? [], json: v.json as boolean, quiet: v.quiet as boolean },
       process.env,
     ),
   probes: async (v) => (await import('./probes.js')).probesCommand(v.json as boolean, (v.probeFile as string[] | undefined) ?? []),

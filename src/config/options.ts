@@ -1,12 +1,15 @@
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { CannotTestError } from '../errors.js';
 import { headerSecrets, type Secret } from '../boundary/secrets.js';
 import type { ResolvedOptions } from '../engine/options.js';
+import type { PriceList } from '../engine/prices.js';
 import type { SpendingCaps } from '../engine/budget.js';
+import { readPriceList } from '../billing/prices.js';
 import { Cap } from '../results/budget.js';
 import { Tier } from '../results/model.js';
-import { described } from '../words.js';
+import { described, notJson, unreadable } from '../words.js';
 import { expectedNumber, rangeFromJsonSchema } from './range.js';
 
 /** The most a spending cap takes: a bound for the schema, far past any run (a billion requests or tokens). */
@@ -49,6 +52,7 @@ export const AuditFlags = z.object({
   updateBaseline: z.boolean().default(false).describe('Write the baseline file (--baseline, default chatprobe.baseline.json) from this run: the cells it observed are stored, every other cell is kept'),
   shard: z.string().regex(/^\d+\/\d+$/, 'expected i/n, e.g. 2/3').optional().describe('Audit only shard i of n of the models (e.g. 2/3); merge the reports with `chatprobe merge`'),
   billing: z.boolean().default(true).describe('Audit quota deduction where a balance route answers (new-api, one-api, OpenRouter, LiteLLM); --no-billing turns it off'),
+  prices: z.string().optional().describe("Price list (JSON: per model input/output prices, new-api's ratios or its /api/pricing answer; schema/prices.schema.json) each billed call's deduction is compared with"),
   dryRun: z.boolean().default(false).describe('Print the plan and its cost per model; send nothing beyond GET /models and the balance routes'),
   json: z.boolean().default(false).describe('Print the report JSON on stdout instead of the matrix'),
   quiet: z.boolean().default(false).describe('Print nothing but errors (reports are still written)'),
@@ -191,7 +195,7 @@ function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions
     );
   }
   // An empty path (an unset variable in a CI line or a templated config) would quietly mean "none".
-  for (const [flag, value] of [['baseline', f.baseline], ['out', f.out], ...f.probeFile.map((v) => ['probe-file', v] as const)] as const) {
+  for (const [flag, value] of [['baseline', f.baseline], ['out', f.out], ['prices', f.prices], ...f.probeFile.map((v) => ['probe-file', v] as const)] as const) {
     if (value !== undefined && value.trim() === '') throw new CannotTestError(`invalid --${flag}: empty (name a path, or leave it out)`);
   }
   const headers: Record<string, string> = {};
@@ -238,6 +242,7 @@ function resolveOne(flags: unknown, env: NodeJS.ProcessEnv, config: GivenOptions
     updateBaseline: f.updateBaseline,
     shard: parseShard(f.shard),
     billing: f.billing,
+    prices: f.prices === undefined ? undefined : loadPrices(f.prices),
     dryRun: f.dryRun,
     json: f.json,
     quiet: f.quiet,
@@ -250,6 +255,27 @@ function spendingCaps(f: AuditFlags): SpendingCaps {
   const caps: SpendingCaps = {};
   for (const cap of Cap.options) if (f[cap] !== undefined) caps[cap] = f[cap];
   return caps;
+}
+
+/** The price list named by --prices, read and checked before anything is sent. */
+export function loadPrices(path: string): PriceList {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CannotTestError(`cannot read --prices ${path}: ${unreadable(e)}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new CannotTestError(`invalid --prices ${path}: not JSON${notJson(text)}`);
+  }
+  try {
+    return readPriceList(raw, path);
+  } catch (e) {
+    throw new CannotTestError(`invalid --prices ${path}: ${(e as Error).message}`, 'see "Price list" in the README, or schema/prices.schema.json');
+  }
 }
 
 function parseShard(text: string | undefined): { index: number; count: number } | undefined {

@@ -1,6 +1,7 @@
 import type { Secret } from '../boundary/secrets.js';
 import type { SpendingCaps } from './budget.js';
-import type { Tier } from './probe.js';
+import type { Tier } from '../results/model.js';
+import type { PriceList } from './prices.js';
 
 /**
  * The options of a run, resolved: what the engine, the pipeline and the reports read. config/options.ts
@@ -34,6 +35,8 @@ export interface ResolvedOptions {
   shard: { index: number; count: number } | undefined;
   /** Audit quota deduction when a balance route answers (the billing probes). */
   billing: boolean;
+  /** The price list each billed call's deduction is compared with (--prices), read and checked. */
+  prices?: PriceList | undefined;
   dryRun: boolean;
   json: boolean;
   quiet: boolean;

@@ -3,6 +3,7 @@ import { Tier, type Cause, type Finding, type ModelEntry, type ProbeKind, type V
 import type { Exchange, StreamExchange } from './exchange.js';
 import type { Meter, MeterSource } from './meter.js';
 import type { HeldSlot } from './slots.js';
+import type { PriceList } from './prices.js';
 
 /** The smoke call's prompt: one word, so the call is cheap without a token limit. */
 export const SMOKE_PROMPT = 'Reply with the single word OK.';
@@ -109,6 +110,8 @@ export interface ProbeOptions {
   samples: number;
   /** Whether a key is configured (the key itself is never given to probes). */
   hasKey: boolean;
+  /** The price list deductions are compared with (--prices), when one was given. */
+  prices?: PriceList;
 }
 
 /** How a probe request is sent. */

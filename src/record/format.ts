@@ -18,6 +18,7 @@ import { isCredentialHeader, REDACTED } from '../boundary/secrets.js';
 import type { SpendingCaps } from '../engine/budget.js';
 import type { Tier } from '../engine/probe.js';
 import type { RunStopCause } from '../engine/run.js';
+import type { PriceList } from '../engine/prices.js';
 
 export const RECORD_FILE = 'record.jsonl.gz';
 /** Raised when a line's meaning changes: a reader refuses a format it does not know. */
@@ -45,6 +46,8 @@ export interface RecordedOptions {
   caps?: SpendingCaps;
   shard?: { index: number; count: number };
   billing: boolean;
+  /** The price list the billing probes compared deductions with (--prices), as read: a replay judges with it. */
+  prices?: PriceList;
   /** Whether the run had a key (the auth probes and the smoke call read it; the key itself is never here). */
   hasKey: boolean;
   /** The models the run's baseline expected: a name GET /models no longer lists stays a row. */

@@ -59,6 +59,7 @@ export function recordedOptions(options: AuditOptions, conceal: (text: string) =
     billing: options.billing,
     hasKey: options.hasKey ?? Boolean(options.apiKey),
   };
+  if (options.prices) o.prices = options.prices;
   if (options.rpm !== undefined) o.rpm = options.rpm;
   if (options.maxDurationMs !== undefined) o.maxDurationMs = options.maxDurationMs;
   if (options.tier !== undefined) o.tier = options.tier;

@@ -148,6 +148,7 @@ export function replayOptions(recording: RunRecording): AuditOptions {
     updateBaseline: false,
     shard: o.shard,
     billing: o.billing,
+    prices: o.prices,
     dryRun: false,
     json: false,
     quiet: false,

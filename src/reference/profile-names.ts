@@ -19,6 +19,7 @@ export const PROFILE_NAMES = [
   'stream-tools',
   'reasoning',
   'billing',
+  'billing-late',
   'wrong-base-url',
   'rebuilding-gateway',
   'huge-errors',

@@ -247,13 +247,16 @@ export const ServerSettings = z.object({
   /**
    * The calling key's balance, as a gateway shows it: new-api's GET /api/usage/token, OpenRouter's
    * GET /v1/key, LiteLLM's GET /key/info, one-api's GET /v1/dashboard/billing/usage. `lagReads`: a charge
-   * shows only after this many reads (a gateway that bills in batches); `drift`: the amount used grows by
-   * this much at every read, whatever chatprobe sends (other traffic on the same key).
+   * shows only after this many reads (a gateway that bills in batches); `lateMs`: a charge shows this many
+   * milliseconds after its call was answered, however often the balance is read (new-api with
+   * BATCH_UPDATE_ENABLED writes its quota counters seconds after the call); `drift`: the amount used grows
+   * by this much at every read, whatever chatprobe sends (other traffic on the same key).
    */
   meter: z
     .object({
       kind: z.enum(['new-api', 'openrouter', 'litellm', 'one-api']),
       lagReads: z.number().int().min(0).default(0),
+      lateMs: z.number().int().min(0).max(60_000).default(0),
       drift: z.number().min(0).default(0),
     })
     .optional(),

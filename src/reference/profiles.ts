@@ -16,6 +16,7 @@ import strictParams from '../../fixtures/profiles/strict-params.json' with { typ
 import streamTools from '../../fixtures/profiles/stream-tools.json' with { type: 'json' };
 import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'json' };
 import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
+import billingLate from '../../fixtures/profiles/billing-late.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
 import hugeErrors from '../../fixtures/profiles/huge-errors.json' with { type: 'json' };
@@ -40,6 +41,7 @@ const BUNDLED: Record<string, unknown> = {
   'stream-tools': streamTools,
   reasoning: reasoning,
   billing: billing,
+  'billing-late': billingLate,
   'wrong-base-url': wrongBaseUrl,
   'rebuilding-gateway': rebuildingGateway,
   'huge-errors': hugeErrors,

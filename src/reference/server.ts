@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openaiError, refuse, rejection, type Refusal, type Reply } from './errors.js';
-import type { Behaviour, Profile, ProfileModel } from './profile.js';
+import type { Behaviour, Profile, ProfileModel, ServerSettings } from './profile.js';
 import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
 import { countPromptTokens, tokenize } from './pseudo-model.js';
@@ -53,10 +53,13 @@ interface Incoming {
   bill?: { model: ProfileModel; limit: number | undefined; streamed: boolean; usage?: { prompt: number; completion: number } };
 }
 
-/** The calling key's spending, in quota units: charges that show at once, and charges still to show. */
+/**
+ * The calling key's spending, in quota units: charges that show at once, and charges still to show (after
+ * so many more reads, and not before `due`, a Date.now() time).
+ */
 interface Ledger {
   used: number;
-  pending: { amount: number; reads: number }[];
+  pending: { amount: number; reads: number; due: number }[];
 }
 
 type Json = Record<string, unknown>;
@@ -197,7 +200,7 @@ function reasoningRequest(model: ProfileModel, body: Json): Reply | undefined {
 async function chatCompletions(c: Incoming): Promise<Reply | undefined> {
   const reply = await answerChat(c);
   const meter = c.profile.server.meter;
-  if (meter && c.bill) charge(c.ledger, meter.lagReads, costOf(c.bill, reply));
+  if (meter && c.bill) charge(c.ledger, meter, costOf(c.bill, reply));
   return reply;
 }
 
@@ -212,9 +215,9 @@ function costOf(bill: NonNullable<Incoming['bill']>, reply: Reply | undefined): 
   return q.stream === 'free' ? 0 : q.stream === 'double' ? 2 * amount : amount;
 }
 
-function charge(ledger: Ledger, lagReads: number, amount: number): void {
+function charge(ledger: Ledger, meter: NonNullable<ServerSettings['meter']>, amount: number): void {
   if (amount === 0) return;
-  if (lagReads > 0) ledger.pending.push({ amount, reads: lagReads });
+  if (meter.lagReads > 0 || meter.lateMs > 0) ledger.pending.push({ amount, reads: meter.lagReads, due: Date.now() + meter.lateMs });
   else ledger.used += amount;
 }
 
@@ -225,8 +228,13 @@ const GRANTED = 50_000_000;
 function readMeter(c: Incoming): Reply {
   const meter = c.profile.server.meter!;
   const { ledger } = c;
-  for (const p of ledger.pending) if (--p.reads <= 0) ledger.used += p.amount;
-  ledger.pending = ledger.pending.filter((p) => p.reads > 0);
+  const now = Date.now();
+  const landed = (p: Ledger['pending'][number]) => p.reads <= 0 && p.due <= now;
+  for (const p of ledger.pending) {
+    p.reads--;
+    if (landed(p)) ledger.used += p.amount;
+  }
+  ledger.pending = ledger.pending.filter((p) => !landed(p));
   ledger.used += meter.drift;
   const used = ledger.used;
   switch (meter.kind) {

@@ -122,8 +122,25 @@ export const ModelBilling = z.object({
       deducted: z.number(),
       /** Milliseconds after the answer until the balance showed it; absent: it did not move. */
       lagMs: z.number().optional(),
+      /**
+       * Why `deducted` is not given to this call (a charge of an earlier call may have landed in its window,
+       * or more of its own after it): its probes are inconclusive. Absent: the deduction is the call's.
+       */
+      unattributed: z.string().optional(),
+      /** What the price list (--prices) says this call costs, in `unit`, for the model asked and the tokens reported. */
+      listed: z.number().optional(),
+      /** The models of the price list whose price the deduction is, when it is not the model asked's. */
+      pricedAs: z.array(z.string()).optional(),
     }),
   ),
+  /**
+   * How the balance was watched: `quietMs` with nothing sent before the calls (long enough for charges
+   * still pending from the audit's calls to land), and `lateMs`, the longest the meter took to show a
+   * charge after its call in this run (0: at once).
+   */
+  settlement: z.object({ quietMs: z.number(), lateMs: z.number() }).optional(),
+  /** The price list the deductions were set beside (--prices), as given. */
+  prices: z.string().optional(),
   /** Why no deduction could be given to a call (the balance moved on its own, charges arrived late). */
   unmeasurable: z.string().optional(),
   /** The first call moved nothing (a free model, or billing later than chatprobe watches): the rest was not sent. */

@@ -2,8 +2,11 @@ import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type Prob
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import { conformance, describeFailure, errored, fail, inconclusive, note, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/results/model.js';
-import { billingView, METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
-import type { Meter } from '../../src/billing/meter.js';
+import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
+import { billingView } from '../../src/billing/view.js';
+import { CALIBRATION_MS, fmt, memoryOf, MeterWatch, spanFor } from '../../src/billing/watch.js';
+import { attribution, latenessOf } from '../../src/billing/settle.js';
+import { priceCall, tolerance as within } from '../../src/billing/prices.js';
 import { countingPrompt } from './prompts.js';
 import { readChoices } from '../../src/wire/completion.js';
 
@@ -17,66 +20,6 @@ export const BILLING_LIMITS = { plain: 16, short: 64, failed: 16 } as const;
 const PLAIN: ChatBody = { messages: [{ role: 'user', content: countingPrompt(50) }], max_tokens: BILLING_LIMITS.plain, temperature: 0 };
 const SHORT: ChatBody = { messages: [{ role: 'user', content: SMOKE_PROMPT }], max_tokens: BILLING_LIMITS.short, temperature: 0 };
 const FAILED: ChatBody = { messages: [{ role: 'chatprobe-invalid-role', content: SMOKE_PROMPT }], max_tokens: BILLING_LIMITS.failed };
-
-/**
- * How the meter is watched after a call: read at once, then after each of these pauses in turn (0.1 s,
- * doubling to 6.4 s: 12.7 s in all) until it moves. The first call calibrates: a gateway that bills in batches shows the
- * deduction seconds later, and every later call is watched four times that long before a zero is believed.
- */
-export const READ_PAUSES_MS: readonly number[] = [0, 100, 200, 400, 800, 1600, 3200, 6400];
-export const CALIBRATION_MS = READ_PAUSES_MS.reduce((a, b) => a + b, 0);
-/** The shortest watch after a call once the meter is known to be quick, and the quiet check's pause. */
-export const MIN_WINDOW_MS = 300;
-/** Reads that must agree before a moved balance counts as settled. */
-const SETTLE_TRIES = 4;
-
-type Settled = { used: number; lagMs?: number } | { problem: string };
-
-async function read(m: Meter): Promise<number | { problem: string }> {
-  const r = await m.read();
-  return 'used' in r ? r.used : { problem: `the balance could not be read (${m.route}: ${r.failed})` };
-}
-
-/** Watches the meter after a call for up to `windowMs`: the settled amount used, and when it moved. */
-async function settle(m: Meter, before: number, windowMs: number): Promise<Settled> {
-  let waited = 0;
-  for (const pause of READ_PAUSES_MS) {
-    if (waited + pause > windowMs) break;
-    await m.wait(pause);
-    waited += pause;
-    let now = await read(m);
-    if (typeof now !== 'number') return now;
-    if (now === before) continue;
-    // Moved: wait until it holds still (new-api charges an estimate first and corrects it after).
-    const lagMs = waited;
-    for (let i = 0; i < SETTLE_TRIES; i++) {
-      await m.wait(Math.min(2000, Math.max(100, lagMs)));
-      const again = await read(m);
-      if (typeof again !== 'number') return again;
-      if (again === now) return { used: now, lagMs };
-      now = again;
-    }
-    return { problem: `the balance kept moving after a call (${SETTLE_TRIES} reads in a row differed)` };
-  }
-  return { used: before };
-}
-
-/** Whether the balance holds still with nothing sent: else other traffic shares it, or it is still settling. */
-async function quiet(m: Meter): Promise<{ used: number } | { problem: string }> {
-  const first = await read(m);
-  if (typeof first !== 'number') return first;
-  let last = first;
-  for (let waited = 0; waited < CALIBRATION_MS; waited += 1000) {
-    await m.wait(waited === 0 ? MIN_WINDOW_MS : 1000);
-    const now = await read(m);
-    if (typeof now !== 'number') return now;
-    if (now === last) return { used: now };
-    last = now;
-  }
-  return {
-    problem: `the balance moved by ${fmt(last - first)} ${m.unit} in ${(CALIBRATION_MS / 1000).toFixed(1)} s while chatprobe sent nothing: other traffic shares this key (or account), or earlier calls are still being billed; no deduction could be given to a call`,
-  };
-}
 
 const CALLS: readonly { label: MeteredLabel; body: ChatBody; stream?: true }[] = [
   { label: 'plain', body: PLAIN },
@@ -97,43 +40,55 @@ export const METERED_SET = defineShared<MeteredSet>({
   async make(ctx: ProbeContext): Promise<MeteredSet> {
     const m = ctx.meter;
     if (!m) throw new Error('the billing set is made only by a probe that declares a meter, once a balance route answered');
-    const set: MeteredSet = { meter: { kind: m.kind, route: m.route, unit: m.unit, step: m.step }, calls: [], windowMs: CALIBRATION_MS };
-    const start = await quiet(m);
+    const memory = memoryOf(m);
+    const set: MeteredSet = { meter: { kind: m.kind, route: m.route, unit: m.unit, step: m.step }, calls: [], windowMs: CALIBRATION_MS, model: ctx.model };
+    if (ctx.options.prices) set.prices = ctx.options.prices;
+    if (memory.lateMs !== undefined) set.knownLateMs = memory.lateMs;
+    if (memory.settled) set.afterSettled = true;
+    // Settled again only once this set's control read agrees.
+    memory.settled = false;
+    // What is learnt of the meter's lateness is the run's, for the next model's set too.
+    const learn = (ms: number | undefined) => {
+      if (ms !== undefined) memory.lateMs = Math.max(memory.lateMs ?? 0, ms);
+    };
+    const w = new MeterWatch(m);
+    const start = await w.quiet(memory.lateMs);
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
+    set.quiet = start.movedAtMs === undefined ? { ms: start.ms } : { ms: start.ms, movedAtMs: start.movedAtMs };
+    learn(start.movedAtMs);
+    // A meter that shows charges late: any lateness seen in the run so far, or a charge landing in the quiet check.
+    let late = (memory.lateMs ?? 0) > 0;
     let before = start.used;
     for (const call of CALLS) {
+      const sentAt = w.now;
       // Sent once, and with the limits as written: the bill is compared with them (no room for reasoning).
       const x = call.stream ? await ctx.stream(call.body, { once: true, exact: true }) : await ctx.chat(call.body, { once: true, exact: true });
-      const after = await settle(m, before, set.windowMs);
+      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late, calibrate: call.label === 'plain' && !set.afterSettled });
       if ('problem' in after) return { ...set, unmeasurable: after.problem };
-      const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before };
+      const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before, sentAt, untilAt: after.untilAt };
       if (after.lagMs !== undefined) c.lagMs = after.lagMs;
+      learn(after.lagMs);
+      late ||= (after.lagMs ?? 0) > 0;
       set.calls.push(c);
       before = after.used;
-      if (call.label === 'plain') {
-        if (c.lagMs === undefined) {
-          return { ...set, unbilled: `the balance did not move within ${(CALIBRATION_MS / 1000).toFixed(1)} s of the plain call (${usageText(x)}): a free model, or a gateway that bills later than that; the other calls were not sent` };
-        }
-        set.windowMs = Math.min(CALIBRATION_MS, Math.max(MIN_WINDOW_MS, 4 * c.lagMs));
+      if (call.label === 'plain' && c.lagMs === undefined) {
+        // Nothing moved for CALIBRATION_MS after it: no charge of the run is pending either.
+        memory.settled = true;
+        return { ...set, unbilled: `the balance did not move within ${(CALIBRATION_MS / 1000).toFixed(1)} s of the plain call (${usageText(x)}): a free model, or a gateway that bills later than that; the other calls were not sent` };
       }
       if (c.deducted < 0) return { ...set, unmeasurable: `the amount used went down by ${fmt(-c.deducted)} ${m.unit} after the ${call.label} call: a refund of an earlier charge, so deductions cannot be given to calls` };
     }
+    set.windowMs = spanFor(latenessOf(set));
     // The control: a charge that arrives after its call seemed settled would have been given to the next call.
-    await m.wait(set.windowMs);
-    const last = await read(m);
-    if (typeof last !== 'number') return { ...set, unmeasurable: last.problem };
-    if (last !== before) {
-      return { ...set, unmeasurable: `the balance moved by ${fmt(last - before)} ${m.unit} ${(set.windowMs / 1000).toFixed(1)} s after the last call had settled: charges arrive late, so deductions cannot be given to calls` };
-    }
+    const control = await w.control(before, set.windowMs);
+    if ('problem' in control) return { ...set, unmeasurable: control.problem };
+    set.controlAt = control.at;
+    memory.settled = true;
     return set;
   },
 });
 
-/** A number for people: no float noise (0.30000000000000004), no exponent for small dollar amounts. */
-export function fmt(n: number): string {
-  if (Number.isInteger(n)) return String(n);
-  return String(Number(n.toPrecision(6)));
-}
+export { fmt };
 
 interface Usage {
   prompt: number;
@@ -155,6 +110,26 @@ export function describeMetered(c: MeteredCall, unit: string): string {
   return `${c.label}: ${answer}, ${usageText(c.x)}, billed ${fmt(c.deducted)} ${unit}`;
 }
 
+const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * How the set was watched, said in the cell where the meter showed any lateness: how long the balance was
+ * watched before the calls (and how late the audit's own charges were still landing), and how late this
+ * meter showed charges (the spans every call was given).
+ */
+function settlementNote(set: MeteredSet): Finding[] {
+  const late = latenessOf(set);
+  if (late === 0 || !set.quiet) return [];
+  const landed = set.quiet.movedAtMs === undefined ? '' : ` (a charge of the audit's earlier calls landed ${secs(set.quiet.movedAtMs)} into it)`;
+  const known = set.knownLateMs ? `, ${secs(set.knownLateMs)} in this run before this model` : '';
+  return [
+    note(
+      'settlement',
+      `the balance was watched ${secs(set.quiet.ms)} with nothing sent before the calls${landed}; this meter showed charges up to ${secs(late)} after their call${known}, and each call was watched at least ${secs(set.windowMs)}`,
+    ),
+  ];
+}
+
 /** The verdict when the set cannot say anything about `needs`, else undefined. */
 function unmeasured(set: MeteredSet, needs: readonly MeteredLabel[]): ProbeVerdict | undefined {
   if (set.unmeasurable) return inconclusive(set.unmeasurable);
@@ -172,6 +147,12 @@ function unmeasured(set: MeteredSet, needs: readonly MeteredLabel[]): ProbeVerdi
       return c.x.cause ? errored(c.x.cause, c.x, what) : inconclusive(what);
     }
   }
+  // A deduction is weighed only when it can be given to its call: never a verdict on a late charge.
+  const unattributed = attribution(set);
+  for (const label of needs) {
+    const why = unattributed.get(label);
+    if (why) return { ...inconclusive(why), findings: settlementNote(set) };
+  }
   return undefined;
 }
 
@@ -179,7 +160,7 @@ const call = (set: MeteredSet, label: MeteredLabel): MeteredCall => set.calls.fi
 
 /** How far a deduction may stray from an exact figure: the meter's step, and 2% for rounding in the gateway's prices. */
 function tolerance(set: MeteredSet, ...amounts: number[]): number {
-  return Math.max(set.meter.step, 0.02 * Math.max(...amounts.map(Math.abs)), 1e-12);
+  return within(set.meter.step, ...amounts);
 }
 
 /**
@@ -194,33 +175,75 @@ export function deductionRange(a: Usage, b: Usage): [number, number] {
   return [Math.min(...ratios), Math.max(...ratios)];
 }
 
+/**
+ * The calls `labels` beside the price list (--prices), when one was given: each deduction against what the
+ * list says the model asked costs for the tokens the endpoint reported. More than the list says fails,
+ * less warns (the list may be out of date, or a discount applies); a deduction that is what another model
+ * of the list costs names it (a call billed, perhaps served, as another model).
+ */
+function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Finding[] {
+  const list = set.prices;
+  if (!list || set.model === undefined) return [];
+  const unit = set.meter.unit;
+  const out: Finding[] = [];
+  const matched: string[] = [];
+  for (const label of labels) {
+    const c = call(set, label);
+    const p = priceCall(list, set.model, c, set.meter);
+    if (!p) continue;
+    if ('missing' in p) return [note('unpriced', `${p.missing}: no deduction was set beside a price`)];
+    const u = usageOf(c.x)!;
+    const said = `the ${label} call was billed ${fmt(c.deducted)} ${unit}, and the price list (${list.from}) says ${fmt(p.expected)} for ${set.model} at ${u.prompt} prompt + ${u.completion} completion tokens`;
+    if (p.matches) {
+      matched.push(`${label} ${fmt(c.deducted)}`);
+      continue;
+    }
+    const over = c.deducted > p.expected;
+    if (p.pricedAs) {
+      const names = p.pricedAs.join(', ');
+      out.push((over ? fail : warn)('priced_as_other', `${said}: what ${names} cost${p.pricedAs.length === 1 ? 's' : ''} there (billed as another model${over ? ', dearer' : ', cheaper'})`));
+    } else if (over) {
+      out.push(fail('billed_above_price', `${said}: billed more than the list says`));
+    } else {
+      out.push(warn('billed_below_price', `${said}: billed less than the list says (an old list, a discount, or usage the gateway counts otherwise)`));
+    }
+  }
+  if (out.length === 0 && matched.length > 0) out.push(note('listed_price', `billed as the price list (${list.from}) says for ${set.model} (${matched.join(', ')} ${unit})`));
+  return out;
+}
+
 /** billing.failed_call: a refused request costs nothing. */
 export function judgeFailedCall(set: MeteredSet): ProbeVerdict {
   const no = unmeasured(set, ['failed']);
   if (no) return no;
-  const plain = call(set, 'plain');
   const failed = call(set, 'failed');
   const unit = set.meter.unit;
   if (failed.x.ok) return inconclusive(`the request with an invalid role was answered (HTTP ${failed.x.status}), so no refused call was seen: ${describeMetered(failed, unit)}`);
   if (failed.x.cause && failed.x.status === undefined) return errored(failed.x.cause, failed.x, `the request meant to be refused got no answer: ${describeFailure(failed.x)}`);
-  const seen = `${describeMetered(failed, unit)}; ${describeMetered(plain, unit)}`;
+  // A refused call's zero proves something only where a call of this model was seen billed, and that
+  // charge is its own (a free model bills nothing either way).
+  const unattributed = attribution(set);
+  const billed = set.calls.find((c) => c.label !== 'failed' && c.deducted > 0 && !unattributed.has(c.label));
+  if (!billed) return { ...inconclusive(`no call of this model was seen billed with a charge that is its own, so a refused call's zero proves nothing: ${set.calls.map((c) => describeMetered(c, unit)).join('; ')}`), findings: settlementNote(set) };
+  const seen = `${describeMetered(failed, unit)}; ${describeMetered(billed, unit)}`;
   if (failed.deducted > 0) {
-    return conformance([fail('failed_call_billed', `a refused request was billed: ${seen}`)], '');
+    return conformance([fail('failed_call_billed', `a refused request was billed: ${seen}`), ...settlementNote(set)], '');
   }
-  return conformance([note('deductions', seen)], `refused (${describeFailure(failed.x)}) and not billed; the plain call was billed ${fmt(plain.deducted)} ${unit}`);
+  return conformance([note('deductions', seen), ...settlementNote(set)], `refused (${describeFailure(failed.x)}) and not billed; the ${billed.label} call was billed ${fmt(billed.deducted)} ${unit}`);
 }
 
 /** billing.stream: a streamed request is billed as the same request unstreamed. */
 export function judgeStreamBilling(set: MeteredSet): ProbeVerdict {
-  const no = unmeasured(set, ['stream']);
+  const no = unmeasured(set, ['plain', 'stream']);
   if (no) return no;
   const plain = call(set, 'plain');
   const stream = call(set, 'stream');
   const unit = set.meter.unit;
   const seen = `${describeMetered(stream, unit)}; ${describeMetered(plain, unit)}`;
+  const also = [...priceFindings(set, ['stream']), ...settlementNote(set)];
   const chunks = (stream.x as StreamExchange).assembled?.chunkCount ?? 0;
   if (stream.deducted === 0 && chunks > 0) {
-    return conformance([fail('stream_unbilled', `the stream was answered (${chunks} chunks) and billed nothing: ${seen}`)], '');
+    return conformance([fail('stream_unbilled', `the stream was answered (${chunks} chunks) and billed nothing: ${seen}`), ...also], '');
   }
   const p = usageOf(plain.x);
   const s = usageOf(stream.x);
@@ -229,14 +252,17 @@ export function judgeStreamBilling(set: MeteredSet): ProbeVerdict {
   if (!s) {
     // The plain call used its whole limit; the stream, the same request, can have used no more.
     if (readChoices(plain.x.json)[0]?.finishReason === 'length' && stream.deducted > plain.deducted + tol) {
-      return conformance([fail('stream_billed_more', `the stream reported no usage and was billed more than the same request unstreamed, which used its whole limit: ${seen}`)], '');
+      return conformance([fail('stream_billed_more', `the stream reported no usage and was billed more than the same request unstreamed, which used its whole limit: ${seen}`), ...also], '');
     }
     return inconclusive(`the stream reported no usage (asked with stream_options.include_usage), so its deduction cannot be weighed: ${seen}`);
   }
   const [lo, hi] = deductionRange(p, s);
-  if (stream.deducted > hi * plain.deducted + tol) return conformance([fail('stream_billed_more', `the stream was billed more than its usage allows beside the same request unstreamed: ${seen}`)], '');
-  if (stream.deducted < lo * plain.deducted - tol) return conformance([fail('stream_billed_less', `the stream was billed less than its usage requires beside the same request unstreamed: ${seen}`)], '');
-  return conformance([note('deductions', seen)], `billed ${fmt(stream.deducted)} ${unit} streamed and ${fmt(plain.deducted)} ${unit} unstreamed, as their usage (${s.prompt}+${s.completion} and ${p.prompt}+${p.completion} tokens) allows`);
+  if (stream.deducted > hi * plain.deducted + tol) return conformance([fail('stream_billed_more', `the stream was billed more than its usage allows beside the same request unstreamed: ${seen}`), ...also], '');
+  if (stream.deducted < lo * plain.deducted - tol) return conformance([fail('stream_billed_less', `the stream was billed less than its usage requires beside the same request unstreamed: ${seen}`), ...also], '');
+  return conformance(
+    [note('deductions', seen), ...also],
+    `billed ${fmt(stream.deducted)} ${unit} streamed and ${fmt(plain.deducted)} ${unit} unstreamed, as their usage (${s.prompt}+${s.completion} and ${p.prompt}+${p.completion} tokens) allows`,
+  );
 }
 
 /**
@@ -252,9 +278,9 @@ function overLimit(set: MeteredSet): Finding[] {
   return [warn('usage_over_limit', `usage reports more completion tokens than the limit allows (${listed}), and the deductions follow it: billed past the limit asked for, by usage that over-counts (see parameters.max_tokens) or a limit not kept`)];
 }
 
-/** billing.usage: deductions follow the reported usage, not the limit asked for. */
+/** billing.usage: deductions follow the reported usage, not the limit asked for (and, with --prices, the listed price). */
 export function judgeFollowsUsage(set: MeteredSet): ProbeVerdict {
-  const no = unmeasured(set, ['short']);
+  const no = unmeasured(set, ['plain', 'short']);
   if (no) return no;
   const plain = call(set, 'plain');
   const short = call(set, 'short');
@@ -263,20 +289,24 @@ export function judgeFollowsUsage(set: MeteredSet): ProbeVerdict {
   const p = usageOf(plain.x);
   const s = usageOf(short.x);
   if (!p || !s) return inconclusive(`usage was not reported, so deductions cannot be weighed against it: ${seen}`);
+  const also = [...priceFindings(set, ['plain', 'short']), ...settlementNote(set)];
   const tol = tolerance(set, plain.deducted, short.deducted);
   const [lo, hi] = deductionRange(p, s);
   if (short.deducted > hi * plain.deducted + tol) {
     const byLimit = s.completion < short.limit / 2 ? ` (billed as if by its limit of ${short.limit} rather than the ${s.completion} tokens it used?)` : '';
-    return conformance([fail('billed_beyond_usage', `a call that used fewer tokens was billed more than its usage allows${byLimit}: ${seen}`)], '');
+    return conformance([fail('billed_beyond_usage', `a call that used fewer tokens was billed more than its usage allows${byLimit}: ${seen}`), ...also], '');
   }
-  if (short.deducted < lo * plain.deducted - tol) return conformance([fail('billed_below_usage', `a call was billed less than its usage requires: ${seen}`)], '');
+  if (short.deducted < lo * plain.deducted - tol) return conformance([fail('billed_below_usage', `a call was billed less than its usage requires: ${seen}`), ...also], '');
   // Billing by the limit and by usage agree when the call used most of its limit: that cannot be told apart.
-  if (s.completion >= short.limit / 2) return inconclusive(`the short call used ${s.completion} of its ${short.limit} tokens, so billing by the limit cannot be told from billing by usage: ${seen}`);
-  const findings: Finding[] = [...overLimit(set), note('deductions', seen)];
+  if (s.completion >= short.limit / 2) {
+    const priced = also.filter((f) => f.severity !== 'info');
+    if (priced.length > 0) return conformance(also, '');
+    return inconclusive(`the short call used ${s.completion} of its ${short.limit} tokens, so billing by the limit cannot be told from billing by usage: ${seen}`);
+  }
+  const findings: Finding[] = [...overLimit(set), note('deductions', seen), ...also];
   if (Math.abs(short.deducted - plain.deducted) <= tol && Math.abs(s.completion - p.completion) + Math.abs(s.prompt - p.prompt) > 4) {
     findings.push(note('per_call', `the same deduction for ${p.prompt}+${p.completion} and ${s.prompt}+${s.completion} tokens: billed per call, not per token`));
   }
   const rate = (d: number, u: Usage) => fmt(d / Math.max(1, u.prompt + u.completion));
   return conformance(findings, `billed ${fmt(short.deducted)} ${unit} for ${s.prompt}+${s.completion} tokens and ${fmt(plain.deducted)} ${unit} for ${p.prompt}+${p.completion} (${rate(short.deducted, s)} and ${rate(plain.deducted, p)} per token), as usage allows`);
 }
-

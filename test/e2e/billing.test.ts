@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,14 +9,17 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { runCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { tempDir } from '../helpers/tmp.js';
+import { launchBrowser, NO_BROWSER, openFile } from '../helpers/browser.js';
 
 const KEY = 'sk-9f3a7c21e5b0d84f6a2c';
 
-/** The billing profile with only these models, and its meter changed as given. */
-function profile(models: string[], meter?: Profile['server']['meter']): Profile {
+type MeterSettings = NonNullable<Profile['server']['meter']>;
+
+/** The billing profile with only these models, and its meter changed as given (unnamed settings: none). */
+function profile(models: string[], meter?: Pick<MeterSettings, 'kind'> & Partial<MeterSettings>): Profile {
   const p = loadProfile('billing');
   p.models = p.models.filter((m) => models.includes(m.id));
-  if (meter) p.server.meter = meter;
+  if (meter) p.server.meter = { lagReads: 0, lateMs: 0, drift: 0, ...meter };
   return p;
 }
 
@@ -68,6 +71,56 @@ describe('quota deduction (billing.*)', () => {
     const md = await readFile(join(out, 'matrix.md'), 'utf8');
     expect(md).toContain('## Quota deduction');
     expect(md).toContain('| bill-by-limit | short | 200 | 64 | 14 + 1 | 2060 |');
+  }, 60_000);
+
+  it("--prices: each deduction beside the listed price, a call billed at another model's price named, in report.json, matrix.md, junit.xml and report.html; judge weighs the record against another list", async () => {
+    const dir = await tempDir();
+    // new-api's ratio settings: the reference server bills 10 quota units a prompt token and 30 a completion token.
+    const prices = join(dir, 'ratios.json');
+    await writeFile(prices, JSON.stringify({ ModelRatio: { 'bill-fair': 10, 'bill-stream-double': 10, premium: 20 }, CompletionRatio: { 'bill-fair': 3, 'bill-stream-double': 3, premium: 3 }, GroupRatio: { default: 1 } }));
+    const { run, out, report } = await audit(profile(['bill-fair', 'bill-stream-double']), ['--probes', 'billing.*', '--prices', prices]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(verdicts(report!)).toMatchObject({ 'bill-fair billing.usage': 'pass', 'bill-fair billing.stream': 'pass', 'bill-stream-double billing.stream': 'fail', 'bill-stream-double billing.usage': 'pass' });
+    const cell = (model: string, probe: string) => report!.results.find((r) => r.model === model && r.probe === probe)!;
+    expect(cell('bill-fair', 'billing.usage').findings.map((f) => f.code)).toContain('listed_price');
+    const doubled = cell('bill-stream-double', 'billing.stream');
+    expect(doubled.findings.map((f) => f.code)).toEqual(['stream_billed_more', 'priced_as_other']);
+    expect(doubled.observed).toContain(`the stream call was billed 1380 quota units, and the price list (${prices}) says 690 for bill-stream-double at 21 prompt + 16 completion tokens: what premium costs there`);
+    const fair = report!.models.find((m) => m.id === 'bill-fair')!.billing!;
+    expect(fair.prices).toBe(prices);
+    expect(fair.calls.map((c) => c.listed)).toEqual([690, 690, 170, undefined]);
+    const stream = report!.models.find((m) => m.id === 'bill-stream-double')!.billing!.calls[1]!;
+    expect(stream).toMatchObject({ call: 'stream', deducted: 1380, listed: 690, pricedAs: ['premium'] });
+    const md = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(md).toContain('| bill-stream-double | stream | 200 | 16 | 21 + 16 | 1380 | 690 (billed as premium) | 37.3 | 0 ms |');
+    const junit = await readFile(join(out, 'junit.xml'), 'utf8');
+    expect(junit).toContain('<property name="billing.stream.priced_as" value="premium"/>');
+    expect(junit).toContain('<property name="billing.plain.listed" value="690"/>');
+
+    // The same record, weighed against a list that prices bill-fair at twice what it was billed.
+    const dearer = join(dir, 'dearer.json');
+    await writeFile(dearer, JSON.stringify({ models: { 'bill-fair': { input: 40, output: 120 } }, quotaPerUsd: 500_000 }));
+    const judged = join(dir, 'judged');
+    const again = await runCli(['judge', out, '--prices', dearer, '--out', judged, '--quiet']);
+    expect(again.stderr).toContain('judged otherwise than');
+    const weighed = parseReport(await readFile(join(judged, 'report.json'), 'utf8'));
+    const usage = weighed.results.find((r) => r.model === 'bill-fair' && r.probe === 'billing.usage')!;
+    expect(usage.verdict).toBe('warn');
+    expect(usage.findings.map((f) => f.code)).toContain('billed_below_price');
+    expect(weighed.results.find((r) => r.model === 'bill-stream-double' && r.probe === 'billing.usage')!.findings.map((f) => f.code)).toContain('unpriced');
+
+    // report.html: the section of its own, every call of every model.
+    if (NO_BROWSER) return;
+    const browser = await launchBrowser();
+    try {
+      const { page, problems } = await openFile(browser, join(out, 'report.html'));
+      expect(await page.locator('#billing h2').textContent()).toBe('Usage and billing');
+      expect(await page.locator('#billing tbody tr').count()).toBe(8);
+      expect(await page.locator('#billing').textContent()).toContain('the price of premium');
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 
   it('--no-billing reads no balance and sends no billing call', async () => {
@@ -126,6 +179,28 @@ describe('quota deduction (billing.*)', () => {
     expect(report!.models[0]!.billing!.calls[0]!.deducted).toBeCloseTo(690 / 5000, 10);
   });
 
+  it('trap (issue 33): a meter that writes charges 1.5 s late, charges of the smoke calls still pending when the billing calls begin: no false failure, the faults still found', async () => {
+    // The old quiet check (two reads 0.3 s apart) let the smoke calls' charges land in the first plain
+    // call's window: 690 + 510 given to it, and billing.stream failed "billed less than its usage requires".
+    const { report } = await audit(profile(['bill-fair', 'bill-failures'], { kind: 'new-api', lateMs: 1500 }), ['--probes', 'billing.*']);
+    const v = verdicts(report!);
+    expect(v['bill-fair billing.stream']).not.toBe('fail');
+    expect(v['bill-fair billing.usage']).not.toBe('fail');
+    expect(v['bill-fair billing.failed_call']).toBe('pass');
+    // The second model's set knows the meter: the quiet check waits twice its lateness, every deduction is its call's.
+    expect(v['bill-failures billing.failed_call']).toBe('fail');
+    expect(v['bill-failures billing.stream']).toBe('pass');
+    expect(v['bill-failures billing.usage']).toBe('pass');
+    const second = report!.models.find((m) => m.id === 'bill-failures')!.billing!;
+    expect(second.calls.map((c) => c.deducted)).toEqual([690, 690, 170, 480]);
+    expect(second.calls.every((c) => c.unattributed === undefined)).toBe(true);
+    expect(second.settlement!.lateMs).toBeGreaterThanOrEqual(1500);
+    expect(second.settlement!.quietMs).toBeGreaterThanOrEqual(2 * 1500);
+    // The cell says how it was watched.
+    const cell = report!.results.find((r) => r.model === 'bill-failures' && r.probe === 'billing.stream')!;
+    expect(cell.findings.find((f) => f.code === 'settlement')?.message).toMatch(/this meter showed charges up to \d\.\d s after their call/);
+  }, 120_000);
+
   it('waits for a LiteLLM meter that shows charges two reads late, and still gives each call its own', async () => {
     const { report } = await audit(profile(['bill-fair', 'bill-failures'], { kind: 'litellm', lagReads: 2, drift: 0 }), ['--probes', 'billing.*']);
     expect(report!.billing).toMatchObject({ kind: 'litellm', route: 'GET /key/info', unit: 'USD' });
@@ -140,7 +215,8 @@ describe('quota deduction (billing.*)', () => {
     const plain = report!.models[0]!.billing!.calls[0]!;
     expect(plain.lagMs).toBeGreaterThan(0);
     expect(plain.deducted).toBeCloseTo(690 / 500_000, 12);
-  });
+    // A meter that showed charges late is watched 12.7 s before a zero is believed: a minute of waiting.
+  }, 120_000);
 
   it('trap: a balance that moves on its own (other traffic on the key) is inconclusive, and costs no billing call', async () => {
     const { report, server: s } = await audit(profile(['bill-fair'], { kind: 'openrouter', lagReads: 0, drift: 1 }), ['--probes', 'billing.*', '--json']);

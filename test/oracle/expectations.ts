@@ -589,6 +589,8 @@ const billing =
     const meter = d.server.meter;
     if (!meter) return undefined; // not run
     if (meter.lagReads > 0 || meter.drift > 0) return undefined; // how the reads fall decides
+    // A meter that writes charges late (lateMs) changes no verdict: the quiet check waits for the audit's
+    // charges still pending, and each call is watched long enough to see its own (suites/support/billing.ts).
     const b = d.q.billing;
     // Nothing is ever charged: no charge to check.
     if (b.prompt === 0 && b.completion === 0 && b.perCall === 0) return 'inconclusive';

@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { METERS, readMeter, type Meter, type Reading } from '../../src/billing/meter.js';
 import type { MeteredCall, MeteredLabel, MeteredSet } from '../../src/billing/set.js';
+import { billingView } from '../../src/billing/view.js';
+import { attribution, FIT, latenessOf } from '../../src/billing/settle.js';
+import { CALIBRATION_MS, FIRST_QUIET_MS, MIN_WINDOW_MS, type RememberingMeter } from '../../src/billing/watch.js';
+import type { PriceList } from '../../src/engine/prices.js';
 import type { Exchange, StreamExchange } from '../../src/engine/exchange.js';
 import type { ChatBody, ProbeContext } from '../../src/engine/probe.js';
-import { CALIBRATION_MS, deductionRange, judgeFailedCall, judgeFollowsUsage, judgeStreamBilling, METERED_SET } from '../../suites/support/billing.js';
+import { deductionRange, judgeFailedCall, judgeFollowsUsage, judgeStreamBilling, METERED_SET } from '../../suites/support/billing.js';
 import { delta, raw, refused, reply, streamed, timedOut } from '../helpers/exchanges.js';
 
 const NEW_API = { kind: 'new-api' as const, route: 'GET /api/usage/token', unit: 'quota units', step: 1 };
@@ -22,9 +26,10 @@ const plainX = (usage: [number, number] | null = [21, 16]) => reply('1, 2, 3, 4,
 const shortX = (usage: [number, number] | null = [14, 1]) => reply('OK', { usage });
 const failedX = () => refused(400, "Invalid value: 'chatprobe-invalid-role'.", { param: 'messages[0].role' });
 
-const c = (label: MeteredLabel, x: Exchange, deducted: number, limit = 16): MeteredCall => ({ label, x, limit, deducted, lagMs: deducted ? 0 : undefined });
+/** A call as an immediate meter shows it: its charge at the first read after it. */
+const c = (label: MeteredLabel, x: Exchange, deducted: number, limit = 16): MeteredCall => ({ label, x, limit, deducted, lagMs: deducted ? 0 : undefined, sentAt: 1500, untilAt: 1800 });
 
-/** A whole set as an honest gateway bills it: 10 per prompt token, 30 per completion token. */
+/** A whole set as an honest gateway with an immediate meter bills it: 10 per prompt token, 30 per completion token. */
 function fairSet(over: Partial<Record<MeteredLabel, MeteredCall>> = {}, meter: MeteredSet['meter'] = NEW_API): MeteredSet {
   const calls = [
     over.plain ?? c('plain', plainX(), 690),
@@ -32,7 +37,7 @@ function fairSet(over: Partial<Record<MeteredLabel, MeteredCall>> = {}, meter: M
     over.short ?? c('short', shortX(), 170, 64),
     over.failed ?? c('failed', failedX(), 0),
   ];
-  return { meter, calls, windowMs: 300 };
+  return { meter, calls, windowMs: 300, quiet: { ms: 1500 }, model: 'm' };
 }
 
 describe('the bounds a deduction may take', () => {
@@ -182,6 +187,143 @@ describe('billing.usage', () => {
   });
 });
 
+/**
+ * Hand-made sets as a late meter shows them: times on the set's clock (ms of waiting since the quiet
+ * check began), each call's charge showing `lagMs` after it.
+ */
+function lateSet(calls: [MeteredLabel, Exchange, number, { sentAt: number; untilAt: number; lagMs?: number }][], quiet: MeteredSet['quiet'], extra: Partial<MeteredSet> = {}): MeteredSet {
+  const made = calls.map(([label, x, deducted, t]): MeteredCall => ({ label, x, deducted, limit: label === 'short' ? 64 : 16, ...t }));
+  const last = made[made.length - 1]!;
+  return { meter: NEW_API, calls: made, windowMs: 5000, quiet, controlAt: last.untilAt + 5000, model: 'm', ...extra };
+}
+
+const stream16 = () => usageStream(16, [21, 16]);
+
+describe('which deduction is whose (billing/settle.ts), on a meter that shows charges late', () => {
+  it("an immediate meter: every deduction is its call's", () => {
+    expect(latenessOf(fairSet())).toBe(0);
+    expect(attribution(fairSet()).size).toBe(0);
+  });
+
+  /** The first set of a run on a meter 2.5 s late, watched as billing/watch.ts watches it: the calibrating call and any zero for 12.7 s. */
+  const watchedLong = (stream = 690): Parameters<typeof lateSet>[0] => [
+    ['plain', plainX(), 690, { sentAt: 5000, untilAt: 17_700, lagMs: 2500 }],
+    ['stream', stream16(), stream, stream ? { sentAt: 17_700, untilAt: 22_700, lagMs: 2500 } : { sentAt: 17_700, untilAt: 30_400 }],
+    ['short', shortX(), 170, { sentAt: 30_400, untilAt: 35_400, lagMs: 2500 }],
+    ['failed', failedX(), 0, { sentAt: 35_400, untilAt: 48_100 }],
+  ];
+
+  it("a meter 2.5 s late, watched long enough throughout: every deduction is its call's", () => {
+    const set = lateSet(watchedLong(), { ms: 5000, movedAtMs: 2400 });
+    expect(latenessOf(set)).toBe(2500);
+    expect(attribution(set).size).toBe(0);
+    for (const judge of [judgeFailedCall, judgeStreamBilling, judgeFollowsUsage]) expect(judge(set).verdict).toBe('pass');
+    // The cell says how the set was watched.
+    expect(judgeStreamBilling(set).findings?.find((f) => f.code === 'settlement')?.message).toBe(
+      "the balance was watched 5.0 s with nothing sent before the calls (a charge of the audit's earlier calls landed 2.4 s into it); this meter showed charges up to 2.5 s after their call, and each call was watched at least 5.0 s",
+    );
+  });
+
+  it("trap (issue 33): an earlier call's charge lands with the plain call's, 428 = 345 + 83: the plain deduction is given to no call, and billing.stream is inconclusive, not failed", () => {
+    // The quiet check saw nothing move in 1.5 s; the audit's last call, 83 units, lands 2.2 s in, with the plain call's own 345.
+    const calls = watchedLong();
+    calls[0] = ['plain', plainX(), 428, { sentAt: 1500, untilAt: 14_200, lagMs: 2500 }];
+    calls[1]![2] = 345;
+    const set = lateSet(calls, { ms: 1500 });
+    const why = attribution(set);
+    expect([...why.keys()]).toEqual(['plain']);
+    expect(why.get('plain')).toContain('the balance had been watched 1.5 s before it and this meter has shown charges up to 2.5 s after their call, so a charge still pending from the audit');
+    const stream = judgeStreamBilling(set);
+    expect(stream.verdict).toBe('inconclusive');
+    expect(stream.observed).toContain("the plain call's deduction cannot be told from a late charge");
+    expect(judgeFollowsUsage(set).verdict).toBe('inconclusive');
+    // The refused call still proves something: the stream's charge is its own, and the refusal cost nothing.
+    const failed = judgeFailedCall(set);
+    expect(failed.verdict).toBe('pass');
+    expect(failed.observed).toContain('the stream call was billed 345 quota units');
+  });
+
+  it('trap: two charges landing together (a batch writer), after a quiet check that saw nothing land: the first set cannot tell them apart', () => {
+    // Watched 5 s before the plain call, more than 1.5 × its lag: only a write of the audit's charges seen in the quiet check vouches for it.
+    const set = lateSet(watchedLong(), { ms: 5000 });
+    expect(attribution(set).get('plain')).toContain('nothing landed in the 5.0 s the balance was watched before it, so charges still pending from the audit');
+    expect(attribution(set).has('stream')).toBe(false);
+    // After a set that settled, nothing of the run is pending.
+    expect(attribution({ ...set, afterSettled: true }).size).toBe(0);
+  });
+
+  it("trap: the late charge of an earlier call lands inside the next call's window: given to neither", () => {
+    // The stream call was sent 0.4 s after the plain call, on a meter 2.5 s late.
+    const set = lateSet(
+      [
+        ['plain', plainX(), 690, { sentAt: 5000, untilAt: 5400, lagMs: 100 }],
+        ['stream', stream16(), 1380, { sentAt: 5400, untilAt: 10_400, lagMs: 2500 }],
+        ['short', shortX(), 170, { sentAt: 10_400, untilAt: 15_400, lagMs: 2500 }],
+        ['failed', failedX(), 0, { sentAt: 15_400, untilAt: 28_100 }],
+      ],
+      { ms: 5000, movedAtMs: 2400 },
+    );
+    const why = attribution(set);
+    expect(why.get('plain')).toContain('it was watched 0.4 s');
+    expect(why.get('stream')).toContain("it was sent 0.4 s after the plain call and this meter has shown charges up to 2.5 s after their call, so the plain call's charge may have landed in its window");
+    expect(why.has('short')).toBe(false);
+    expect(why.has('failed')).toBe(false);
+    // A stream seemingly billed twice is no failure when the second charge may be the plain call's.
+    expect(judgeStreamBilling(set).verdict).toBe('inconclusive');
+  });
+
+  it('a charge that never lands: a zero watched 12.7 s is believed (the stream billed nothing fails); watched less on a late meter it is not', () => {
+    const long = lateSet(watchedLong(0), { ms: 5000, movedAtMs: 2400 });
+    expect(attribution(long).size).toBe(0);
+    const v = judgeStreamBilling(long);
+    expect(v.verdict).toBe('fail');
+    expect(v.findings?.[0]?.code).toBe('stream_unbilled');
+    const calls = watchedLong(0);
+    calls[1]![3].untilAt = 22_700;
+    const brief = lateSet(calls, { ms: 5000, movedAtMs: 2400 });
+    expect(attribution(brief).get('stream')).toContain("the stream call's zero cannot be believed: it was watched 5.0 s");
+    expect(judgeStreamBilling(brief).verdict).toBe('inconclusive');
+  });
+
+  it("the last call's window runs to the control read", () => {
+    const set = lateSet(
+      [
+        ['plain', plainX(), 690, { sentAt: 5000, untilAt: 17_700, lagMs: 2500 }],
+        ['failed', failedX(), 0, { sentAt: 17_700, untilAt: 18_000 }],
+      ],
+      { ms: 5000, movedAtMs: 2400 },
+      { controlAt: 30_400 },
+    );
+    expect(attribution(set).size).toBe(0);
+    expect(attribution({ ...set, controlAt: 18_700 }).get('failed')).toContain('it was watched 1.0 s');
+  });
+
+  it("a lateness learnt earlier in the run counts, as well as the quiet check's own", () => {
+    const set = lateSet([['plain', plainX(), 690, { sentAt: 3000, untilAt: 15_700, lagMs: 100 }]], { ms: 3000, movedAtMs: 1200 }, { knownLateMs: 2500 });
+    expect(latenessOf(set)).toBe(2500);
+    expect(attribution(set).get('plain')).toContain('watched 3.0 s before it');
+  });
+
+  it("with a price list, a deduction that is the call's listed price is its own whatever the timing; any other is not", () => {
+    const list: PriceList = { from: 'prices.json', form: 'chatprobe', quotaPerUsd: 500_000, groupRatio: 1, models: { m: { input: 10 / 500_000, output: 30 / 500_000, perCall: 0 } } };
+    const calls = (plain: number): Parameters<typeof lateSet>[0] => [
+      ['plain', plainX(), plain, { sentAt: 1500, untilAt: 14_200, lagMs: 2500 }],
+      ['stream', stream16(), 690, { sentAt: 14_200, untilAt: 19_200, lagMs: 2500 }],
+    ];
+    expect(attribution(lateSet(calls(690), { ms: 1500 }, { prices: list })).size).toBe(0);
+    expect([...attribution(lateSet(calls(773), { ms: 1500 }, { prices: list })).keys()]).toEqual(['plain']);
+  });
+
+  it("the report keeps each call's attribution and the settlement", () => {
+    const calls = watchedLong();
+    calls[0] = ['plain', plainX(), 428, { sentAt: 1500, untilAt: 14_200, lagMs: 2500 }];
+    const view = billingView(lateSet(calls, { ms: 1500 }))!;
+    expect(view.settlement).toEqual({ quietMs: 1500, lateMs: 2500 });
+    expect(view.calls[0]!.unattributed).toContain('cannot be told from a late charge');
+    expect(view.calls[1]!.unattributed).toBeUndefined();
+  });
+});
+
 describe('the balance routes', () => {
   const kind = (k: string) => METERS.find((m) => m.kind === k)!;
   const answer = (body: unknown, status = 200) => raw(status, JSON.stringify(body));
@@ -199,39 +341,68 @@ describe('the balance routes', () => {
 });
 
 /**
- * The set as sent: a scripted meter (each read returns the next amount; waits return at once, so no test
- * sleeps) and a context that answers each call as given.
+ * A gateway's meter on a virtual clock: each wait moves the clock (no test sleeps: the waits are the set's
+ * clock, as the run's CallClock gives them), each call's charge lands `lateMs` after it (or its own
+ * lateness), the audit's `pending` charges land at the times given, `drift` is added at every read.
  */
-function scripted(amounts: number[]): { meter: Meter; reads: () => number; waited: number[] } {
-  let i = 0;
-  const waited: number[] = [];
-  const meter: Meter = {
-    kind: 'new-api',
-    route: 'GET /api/usage/token',
-    unit: 'quota units',
-    step: 1,
-    read: async (): Promise<Reading> => ({ used: amounts[Math.min(i++, amounts.length - 1)]!, callId: `r${i}` }),
-    wait: async (ms) => {
-      waited.push(ms);
+function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number, amount: number][]; drift?: number; memory?: RememberingMeter['memory'] } = {}) {
+  let now = 0;
+  let used = 100_000;
+  let reads = 0;
+  let due = (o.pending ?? []).map(([at, amount]) => ({ at, amount }));
+  const meter: RememberingMeter = {
+    ...NEW_API,
+    read: async (): Promise<Reading> => {
+      for (const d of due) if (d.at <= now) used += d.amount;
+      due = due.filter((d) => d.at > now);
+      used += o.drift ?? 0;
+      return { used, callId: `r${++reads}` };
     },
+    wait: async (ms) => {
+      now += ms;
+    },
+    memory: o.memory ?? {},
   };
-  return { meter, reads: () => i, waited };
+  // A batch writer (new-api's BATCH_UPDATE_INTERVAL) writes every charge at the next tick of its clock.
+  const tick = (at: number) => (o.batchMs ? Math.ceil((at + 1) / o.batchMs) * o.batchMs : at);
+  const charge = (amount: number, lateMs = o.lateMs ?? 0) => {
+    if (amount) due.push({ at: tick(now + lateMs), amount });
+  };
+  return { meter, charge, clock: () => now, reads: () => reads };
 }
 
-function context(meter: Meter, sent: ChatBody[]): ProbeContext {
+/** How the context's model bills: the stream at `stream` times the plain call, the refused call `failed` (after `failedLateMs`). */
+interface Bill {
+  stream?: number;
+  failed?: number;
+  failedLateMs?: number;
+  free?: boolean;
+}
+
+function context(m: ReturnType<typeof lateMeter>, sent: ChatBody[] = [], bill: Bill = {}, model = 'm'): ProbeContext {
+  const cost = (n: number) => (bill.free ? 0 : n);
   const answer = (body: ChatBody): Exchange => {
     sent.push(body);
     const role = (body.messages[0] as { role: string }).role;
-    if (role !== 'user') return failedX();
-    return body.max_tokens === 64 ? shortX() : plainX();
+    if (role !== 'user') {
+      m.charge(bill.failed ?? 0, bill.failedLateMs);
+      return failedX();
+    }
+    if (body.max_tokens === 64) {
+      m.charge(cost(170));
+      return shortX();
+    }
+    m.charge(cost(690));
+    return plainX();
   };
   return {
-    model: 'm',
+    model,
     options: { strict: false, requireAuth: false, samples: 4, hasKey: true },
-    meter,
+    meter: m.meter,
     chat: async (body) => answer(body),
     stream: async (body) => {
       sent.push(body);
+      m.charge(cost(690 * (bill.stream ?? 1)));
       return usageStream(16, [21, 16]);
     },
     send: async () => {
@@ -248,63 +419,128 @@ function context(meter: Meter, sent: ChatBody[]): ProbeContext {
   };
 }
 
-describe('the billing set, against a scripted meter', () => {
-  it('reads before and after each call and gives each call its deduction', async () => {
-    // quiet: 100, 100 · plain: 790, 790 · stream: 1480, 1480 · short: 1650, 1650 · failed: 1650 ×3 · final: 1650
-    const m = scripted([100, 100, 790, 790, 1480, 1480, 1650, 1650, 1650]);
+const verdicts = (set: MeteredSet) => [judgeFailedCall, judgeStreamBilling, judgeFollowsUsage].map((j) => j(set).verdict);
+
+describe('the billing set, against a meter on a virtual clock', () => {
+  it('an immediate meter: each call its deduction, a short quiet check and short windows', async () => {
+    const m = lateMeter();
     const sent: ChatBody[] = [];
-    const set = await METERED_SET.make(context(m.meter, sent));
+    const set = await METERED_SET.make(context(m, sent));
     expect(set.unmeasurable).toBeUndefined();
-    expect(set.calls.map((x) => [x.label, x.deducted])).toEqual([
-      ['plain', 690],
-      ['stream', 690],
-      ['short', 170],
-      ['failed', 0],
+    expect(set.calls.map((x) => [x.label, x.deducted, x.lagMs])).toEqual([
+      ['plain', 690, 0],
+      ['stream', 690, 0],
+      ['short', 170, 0],
+      ['failed', 0, undefined],
     ]);
     // Every request carries its limit; the stream asks for its usage.
     expect(sent.map((b) => b.max_tokens)).toEqual([16, 16, 64, 16]);
     expect(sent[1]!.stream_options).toEqual({ include_usage: true });
-    // A quick meter: after the calibrating call, a zero is believed after 300 ms of watching.
-    expect(set.windowMs).toBe(300);
+    // Nothing known of the meter yet: the first quiet check runs FIRST_QUIET_MS; then every window is the shortest.
+    expect(set.quiet).toEqual({ ms: FIRST_QUIET_MS });
+    expect(set.windowMs).toBe(MIN_WINDOW_MS);
+    expect(verdicts(set)).toEqual(['pass', 'pass', 'pass']);
+    expect(m.meter.memory.lateMs).toBe(0);
+    // The next model's quiet check, on a meter known to be quick, is the shortest.
+    const next = await METERED_SET.make(context(m));
+    expect(next.quiet).toEqual({ ms: MIN_WINDOW_MS });
+    expect(next.knownLateMs).toBe(0);
   });
 
-  it('waits for a meter that shows charges late, and watches later calls for four times that long', async () => {
-    // The plain call's charge shows at the third read after it (0.3 s).
-    const m = scripted([100, 100, 100, 100, 790, 790, 1480, 1480, 1650, 1650, 1650]);
-    const set = await METERED_SET.make(context(m.meter, []));
-    expect(set.calls[0]).toMatchObject({ label: 'plain', deducted: 690, lagMs: 300 });
-    expect(set.windowMs).toBe(1200);
+  it('trap (issue 33): a meter 2.5 s late, a charge of the audit still pending when the calls begin: no failure, and the next model is watched long enough', async () => {
+    // The audit's last call, 83 units, lands 2.2 s after the quiet check began: after its 1.5 s.
+    const memory = {};
+    const m = lateMeter({ lateMs: 2500, pending: [[2200, 83]], memory });
+    const set = await METERED_SET.make(context(m));
+    expect(set.unmeasurable).toBeUndefined();
+    // The plain call's window held the audit's charge; the deduction is given to no call.
+    expect(set.calls[0]!.deducted).not.toBe(690);
+    const why = attribution(set);
+    expect(why.get('plain')).toContain('a charge still pending from the audit');
+    const [failed, stream, usage] = verdicts(set);
+    expect(stream).toBe('inconclusive');
+    expect(usage).toBe('inconclusive');
+    expect(failed).toBe('pass');
+    // What the first set learnt, the second uses: its quiet check runs twice the lateness, and every verdict holds.
+    const late = m.meter.memory.lateMs!;
+    expect(late).toBeGreaterThanOrEqual(2500);
+    const next = await METERED_SET.make(context(lateMeter({ lateMs: 2500, memory }), []));
+    expect(next.knownLateMs).toBe(late);
+    expect(next.afterSettled).toBe(true);
+    expect(next.quiet!.ms).toBeGreaterThanOrEqual(2 * late);
+    expect(attribution(next).size).toBe(0);
+    expect(next.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
+    expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
+    expect(judgeStreamBilling(next).findings?.map((f) => f.code)).toEqual(['deductions', 'settlement']);
+  });
+
+  it('trap: a batch writer (every 5 s) writes a pending charge of the audit and the plain call\'s together: no failure; the next model is judged', async () => {
+    // The audit's last call, 83 units, waits for the tick at 5 s: after the 1.5 s quiet check, with the plain call's own.
+    const memory = {};
+    const m = lateMeter({ batchMs: 5000, pending: [[5000, 83]], memory });
+    const set = await METERED_SET.make(context(m));
+    expect(set.calls[0]).toMatchObject({ label: 'plain', deducted: 773 });
+    expect(attribution(set).get('plain')).toContain("the plain call's deduction cannot be told from a late charge");
+    expect(verdicts(set)).toEqual(['pass', 'inconclusive', 'inconclusive']);
+    const next = await METERED_SET.make(context(lateMeter({ batchMs: 5000, memory })));
+    expect(next.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
+    expect(attribution(next).size).toBe(0);
+    expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
+    // A stream the batch writer never bills is still found.
+    const free = await METERED_SET.make(context(lateMeter({ batchMs: 5000, memory }), [], { stream: 0 }));
+    expect(verdicts(free)).toEqual(['pass', 'fail', 'pass']);
+  });
+
+  it('a charge of the audit that lands during the quiet check makes it wait twice as long', async () => {
+    const m = lateMeter({ lateMs: 1000, pending: [[900, 83]] });
+    const set = await METERED_SET.make(context(m));
+    expect(set.quiet!.movedAtMs).toBe(1000);
+    expect(set.quiet!.ms).toBeGreaterThanOrEqual(2000);
     expect(set.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
+    expect(attribution(set).size).toBe(0);
+    expect(verdicts(set)).toEqual(['pass', 'pass', 'pass']);
   });
 
-  it('trap: a balance that moves with nothing sent is never given to a call', async () => {
-    const m = scripted(Array.from({ length: 40 }, (_, k) => 100 + k));
+  it('on a late meter the faults are still found: a stream billed twice, a refused call billed late', async () => {
+    const memory = { lateMs: 1100, settled: true };
+    const doubled = await METERED_SET.make(context(lateMeter({ lateMs: 1000, memory }), [], { stream: 2 }));
+    expect(verdicts(doubled)).toEqual(['pass', 'fail', 'pass']);
+    const refused = await METERED_SET.make(context(lateMeter({ lateMs: 1000, memory }), [], { failed: 480 }));
+    expect(refused.calls[3]).toMatchObject({ label: 'failed', deducted: 480 });
+    expect(verdicts(refused)).toEqual(['fail', 'pass', 'pass']);
+  });
+
+  it('trap: a balance that moves with nothing sent (a meter that drifts) is never given to a call, and no call is sent', async () => {
+    const m = lateMeter({ drift: 1 });
     const sent: ChatBody[] = [];
-    const set = await METERED_SET.make(context(m.meter, sent));
+    const set = await METERED_SET.make(context(m, sent));
     expect(set.unmeasurable).toContain('while chatprobe sent nothing');
     expect(sent).toEqual([]);
+    // Bounded: the check gives up after CALIBRATION_MS.
+    expect(m.clock()).toBeLessThanOrEqual(CALIBRATION_MS + 500);
+    expect(verdicts(set)).toEqual(['inconclusive', 'inconclusive', 'inconclusive']);
   });
 
-  it('trap: a charge that arrives after its call seemed settled spoils the attribution', async () => {
-    // The failed call's window ends at 1650; the final control read sees 2130 (the refused call, billed late).
-    const m = scripted([100, 100, 790, 790, 1480, 1480, 1650, 1650, 1650, 1650, 1650, 2130]);
-    const set = await METERED_SET.make(context(m.meter, []));
+  it('trap: a charge that arrives after its call seemed settled spoils the attribution (the control read)', async () => {
+    // An immediate meter, but the refused call is billed 0.4 s late: its window (0.3 s) saw nothing, the control read sees it.
+    const set = await METERED_SET.make(context(lateMeter(), [], { failed: 480, failedLateMs: 400 }));
     expect(set.unmeasurable).toContain('after the last call had settled');
     expect(judgeFailedCall(set).verdict).toBe('inconclusive');
   });
 
-  it('a free model: the plain call moved nothing, and nothing more is sent', async () => {
-    const m = scripted([100]);
+  it('a free model: the plain call moved nothing in CALIBRATION_MS, and nothing more is sent', async () => {
+    const m = lateMeter();
     const sent: ChatBody[] = [];
-    const set = await METERED_SET.make(context(m.meter, sent));
+    const set = await METERED_SET.make(context(m, sent, { free: true }));
     expect(set.unbilled).toContain('did not move within 12.7 s');
     expect(sent).toHaveLength(1);
-    expect(m.waited.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(CALIBRATION_MS + 300);
+    expect(m.clock()).toBeLessThanOrEqual(FIRST_QUIET_MS + CALIBRATION_MS + 500);
   });
 
   it('a refund (the amount used going down) is not read as a negative charge', async () => {
-    const m = scripted([100, 100, 790, 790, 1480, 1480, 1000, 1000]);
-    const set = await METERED_SET.make(context(m.meter, []));
-    expect(set.unmeasurable).toContain('went down by 480');
+    const m = lateMeter({ pending: [[FIRST_QUIET_MS + 50, -1000]] });
+    const set = await METERED_SET.make(context(m));
+    expect(set.unmeasurable).toContain('went down by');
   });
 });
+

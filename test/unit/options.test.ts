@@ -1,6 +1,9 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../src/config/options.js';
 import { CannotTestError } from '../../src/errors.js';
+import { tempDir } from '../helpers/tmp.js';
 
 const resolve = (flags: Record<string, unknown>, env: Record<string, string> = {}) => resolveOptions(flags, env);
 const failure = (flags: Record<string, unknown>, env: Record<string, string> = {}) => {
@@ -125,5 +128,23 @@ describe('keyFlaw', () => {
     // What "tr -d [:space:]" leaves of it.
     expect(keyFlaw('Bearersk-abc123')).toMatch(/starts with the word "Bearer"/);
     for (const k of ['sk-abc123\n', ' sk-abc123', 'Bearer sk-abc123']) expect(keyFlaw(k)).not.toContain('abc123');
+  });
+});
+
+describe('--prices', () => {
+  it('reads and checks the price list before anything is sent; none given, none', async () => {
+    const dir = await tempDir();
+    const good = join(dir, 'prices.json');
+    await writeFile(good, JSON.stringify({ ModelRatio: { 'gpt-4o': 1.25 }, CompletionRatio: { 'gpt-4o': 4 } }));
+    expect(resolve({ baseUrl: 'http://h/v1', prices: good }).prices).toMatchObject({ from: good, form: 'new-api ratios', models: { 'gpt-4o': { perCall: 0 } } });
+    expect(resolve({ baseUrl: 'http://h/v1' }).prices).toBeUndefined();
+    const bad = join(dir, 'bad.json');
+    await writeFile(bad, JSON.stringify({ models: { 'gpt-4o': { input: '2.5' } } }));
+    expect(failure({ baseUrl: 'http://h/v1', prices: bad })).toMatch(/^invalid --prices .*bad\.json: models\.gpt-4o\.input: .* \| see "Price list" in the README/);
+    const text = join(dir, 'text.json');
+    await writeFile(text, 'input: 2.5');
+    expect(failure({ baseUrl: 'http://h/v1', prices: text })).toMatch(/^invalid --prices .*text\.json: not JSON/);
+    expect(failure({ baseUrl: 'http://h/v1', prices: join(dir, 'none.json') })).toMatch(/^cannot read --prices .*none\.json/);
+    expect(failure({ baseUrl: 'http://h/v1', prices: ' ' })).toMatch(/^invalid --prices: empty/);
   });
 });

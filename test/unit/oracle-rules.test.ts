@@ -372,6 +372,10 @@ describe('the oracle rules', () => {
     expect(v('billing.stream', { quirks: { streamByDefault: true } }, meter)).toBe('inconclusive');
     // A meter that lags or drifts: how the reads fall decides.
     expect(v('billing.usage', {}, { meter: { kind: 'new-api', drift: 10 } })).toBeUndefined();
+    // A meter that writes charges late changes no verdict: the billing set waits for them.
+    const late = { meter: { kind: 'new-api', lateMs: 500 } };
+    expect(row({}, late)).toMatchObject({ 'billing.failed_call': 'pass', 'billing.stream': 'pass', 'billing.usage': 'pass' });
+    expect(v('billing.failed_call', { quirks: { billing: { failures: 'bill' } } }, late)).toBe('fail');
   });
 
   it('derive the endpoint probes from the server’s settings', () => {

@@ -1,3 +1,5 @@
+import { BILLING_JS } from './html-billing.js';
+
 /**
  * The style and script of report.html (writers/html.ts). The script reads the page's JSON blocks and builds
  * every element with createElement and text nodes: no string of the report's is ever parsed as markup.
@@ -278,6 +280,7 @@ export const KIT_JS = String.raw`
 
 export const PAGE_JS =
   String.raw`
+${BILLING_JS}
 (function () {
   'use strict';` +
   KIT_JS +
@@ -752,6 +755,8 @@ export const PAGE_JS =
     return box;
   }
   app.appendChild(timingsSection());
+  var billing = billingSection(h, R);
+  if (billing) app.appendChild(billing);
 
   render();
   // A link to a cell (#model=…&probe=…) opens its evidence.

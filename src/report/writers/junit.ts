@@ -176,6 +176,28 @@ function modelProps(m: ModelEntry): [string, string][] {
   if (m.cause) props.push(['cause', m.cause]);
   if (m.advice) props.push(['advice', m.advice]);
   if (m.stalled) props.push(['stalled_after', m.stalled.join(' ')]);
+  if (m.billing) props.push(...billingProps(m.billing));
+  return props;
+}
+
+/**
+ * The model's metered calls (billing.* probes) as suite properties: each call's usage, deduction and
+ * listed price, how the balance was watched, and why a deduction was given to no call.
+ */
+function billingProps(b: NonNullable<ModelEntry['billing']>): [string, string][] {
+  const props: [string, string][] = [['billing.unit', b.unit]];
+  if (b.prices !== undefined) props.push(['billing.prices', b.prices]);
+  if (b.settlement) props.push(['billing.quiet_ms', String(b.settlement.quietMs)], ['billing.late_ms', String(b.settlement.lateMs)]);
+  for (const c of b.calls) {
+    const at = `billing.${c.call}`;
+    if (c.promptTokens !== undefined && c.completionTokens !== undefined) props.push([`${at}.tokens`, `${c.promptTokens}+${c.completionTokens}`]);
+    props.push([`${at}.deducted`, String(c.deducted)]);
+    if (c.listed !== undefined) props.push([`${at}.listed`, String(c.listed)]);
+    if (c.pricedAs) props.push([`${at}.priced_as`, c.pricedAs.join(' ')]);
+    if (c.unattributed) props.push([`${at}.unattributed`, c.unattributed]);
+  }
+  if (b.unmeasurable) props.push(['billing.unmeasurable', b.unmeasurable]);
+  if (b.unbilled) props.push(['billing.unbilled', b.unbilled]);
   return props;
 }
 

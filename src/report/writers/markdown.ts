@@ -40,7 +40,7 @@ const CHANGE: Partial<Record<string, string>> = { regression: ' **⬇ regression
 const cell = (r: ProbeResult | undefined) =>
   r ? `${VERDICT_MARK[r.verdict]} ${cellText(r.verdict, r.cause)}${r.comparison ? (CHANGE[r.comparison] ?? '') : ''}` : '—';
 
-/** The billing calls of each model, the deduction beside the usage (billing.* probes). */
+/** The billing calls of each model, the deduction beside the usage and the listed price (billing.* probes). */
 function quotaSection(report: Report): string[] {
   const b = report.billing;
   if (!b || ('off' in b && b.off === 'no billing probe selected')) return [];
@@ -48,8 +48,12 @@ function quotaSection(report: Report): string[] {
   const out = ['## Quota deduction', '', `Read through \`${escapeText(b.route)}\` (${escapeText(b.kind)}), in ${escapeText(b.unit)}: each call sent between two reads of the balance, nothing else in flight.`, ''];
   const rows = report.models.filter((m) => m.billing);
   if (rows.length === 0) return [...out, 'No model was called for it.', ''];
-  out.push('| model | call | HTTP | limit | usage (prompt + completion) | deducted | per token | shown after |', '|---|---|---|---|---|---|---|---|');
+  const priced = rows.some((m) => m.billing!.prices !== undefined);
+  const list = rows.find((m) => m.billing!.prices !== undefined)?.billing!.prices;
+  if (list !== undefined) out.push(`Listed prices from ${escapeText(list)} (--prices), for the model asked and the tokens reported.`, '');
+  out.push(`| model | call | HTTP | limit | usage (prompt + completion) | deducted | ${priced ? 'listed | ' : ''}per token | shown after |`, `|---|---|---|---|---|---|${priced ? '---|' : ''}---|---|`);
   const notes: string[] = [];
+  const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   for (const m of rows) {
     const bill = m.billing!;
     for (const c of bill.calls) {
@@ -57,7 +61,14 @@ function quotaSection(report: Report): string[] {
       const usage = tokens === undefined ? '—' : `${c.promptTokens} + ${c.completionTokens}`;
       const perToken = tokens ? String(Number((c.deducted / tokens).toPrecision(4))) : '—';
       const lag = c.lagMs === undefined ? '—' : `${c.lagMs} ms`;
-      out.push(`| ${escapeText(m.id)} | ${c.call} | ${c.status ?? '—'} | ${c.limit} | ${usage} | ${Number(c.deducted.toPrecision(6))} | ${perToken} | ${lag} |`);
+      // A deduction given to no call is marked, and said under the table.
+      const deducted = `${Number(c.deducted.toPrecision(6))}${c.unattributed ? ' (?)' : ''}`;
+      const listed = c.listed === undefined ? '—' : `${Number(c.listed.toPrecision(6))}${c.pricedAs ? ` (billed as ${c.pricedAs.map(escapeText).join(', ')})` : ''}`;
+      out.push(`| ${escapeText(m.id)} | ${c.call} | ${c.status ?? '—'} | ${c.limit} | ${usage} | ${deducted} | ${priced ? `${listed} | ` : ''}${perToken} | ${lag} |`);
+      if (c.unattributed) notes.push(`- **${escapeText(m.id)}** ${c.call} (?): ${escapeText(c.unattributed)}`);
+    }
+    if (bill.settlement && bill.settlement.lateMs > 0) {
+      notes.push(`- **${escapeText(m.id)}**: the balance was watched ${secs(bill.settlement.quietMs)} with nothing sent before the calls; it showed charges up to ${secs(bill.settlement.lateMs)} after their call`);
     }
     if (bill.unmeasurable) notes.push(`- **${escapeText(m.id)}**: ${escapeText(bill.unmeasurable)}`);
     if (bill.unbilled) notes.push(`- **${escapeText(m.id)}**: ${escapeText(bill.unbilled)}`);
