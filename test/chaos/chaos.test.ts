@@ -419,7 +419,7 @@ describe('thousands of listed models, under a deadline', () => {
       try {
         const { page, problems } = await openFile(browser, html);
         expect(await page.locator('#page-cut').textContent()).toContain('first 200 of 100000 models');
-        expect(await page.locator('#matrix thead th.model').count()).toBeGreaterThan(0);
+        expect(await page.locator('#matrix th.model').count()).toBeGreaterThan(0);
         expect(problems).toEqual([]);
       } finally {
         await browser.close();
