@@ -13,7 +13,7 @@ export const SMOKE_PROMPT = 'Reply with the single word OK.';
  */
 export const SMOKE_RETRY_LIMIT = 16;
 
-export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'billing';
+export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'usage' | 'billing';
 
 export interface BaseCost {
   /** Requests sent at most, beyond the smoke call and the shared exchanges read. */
