@@ -1,13 +1,14 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, conformance, describeFailure, errored, fail, inconclusive, note, ourCut, warn } from '../../src/engine/verdicts.js';
 import type { Finding } from '../../src/results/model.js';
 import { errorIn2xx, readChoices } from '../../src/wire/completion.js';
 import { readReasoning } from '../../src/wire/reasoning.js';
-import { INFLATED_RATIO } from './length.js';
+import { GREEDY_COUNT, INFLATED_RATIO } from './length.js';
 import { user } from './prompts.js';
+import { RULE_IN_USER } from './roles.js';
 import { TOKENIZER_TABLE } from './tokenizer-table.js';
-import { COUNTED_TEXTS, COUNTING_TEXT, seriesText } from './usage-texts.js';
+import { CHECK_TEXTS, COUNTED_TEXTS, COUNTING_TEXT, SERIES_COPIES, seriesText } from './usage-texts.js';
 
 /**
  * What the endpoint counts (usage.*): the tokenizer its prompt counts follow, what it adds to a prompt,
@@ -61,38 +62,46 @@ export function countingTokens(text: string, group: number): number {
 // ---------------------------------------------------------------------------------------------------
 // The series
 
-/** The series points sent beyond the smoke call: unit A 1, 2 and 3 times, unit B once (a, b copies). */
-export const SERIES_POINTS: readonly (readonly [number, number])[] = [
-  [1, 0],
-  [2, 0],
-  [3, 0],
-  [0, 1],
-];
+/**
+ * The smoke prompt with the unit three times before it, a one-token answer (only prompt_tokens is read;
+ * sent as written, with no room for reasoning): the series' one request, which chat.usage reads as its
+ * longer prompt too.
+ */
+export const UNIT_THRICE = defineShared({
+  key: 'usage.unit_thrice',
+  cost: { requests: 1, maxTokens: 1 },
+  make: (ctx) => ctx.chat({ messages: [user(seriesText(3))], max_tokens: 1 }, { exact: true }),
+});
 
-export interface SeriesPoint {
-  a: number;
-  b: number;
-  x: Exchange;
-}
+/** Everything the series reads: its request, and two one-message requests the audit sends anyway. */
+export const SERIES_SHARED = [UNIT_THRICE, RULE_IN_USER, GREEDY_COUNT] as const;
+
+export type CheckText = (typeof CHECK_TEXTS)[number];
 
 /**
- * TrueLLMs' slope, on a budget: the smoke prompt with unit A before it 1 to 3 times and unit B once, each
- * with a one-token answer (only prompt_tokens is read; sent as written, no room for reasoning). The smoke
- * call itself is the point (0, 0). Stopped at the first request that fails: the rest would fail alike.
+ * TrueLLMs' slope, on a budget: the smoke prompt with the unit before it 0 times (the smoke call itself)
+ * and 3 times (chat.usage's longer prompt); and two free points, requests of one user message and a known
+ * text that the audit sends anyway (the instruction in a user message, the greedy counting request), which
+ * the family the slope names must count exactly too.
  */
-export const USAGE_SERIES = defineShared({
-  key: 'usage.series',
-  cost: { requests: SERIES_POINTS.length, maxTokens: SERIES_POINTS.length },
-  async make(ctx): Promise<SeriesPoint[]> {
-    const points: SeriesPoint[] = [{ a: 0, b: 0, x: ctx.control() }];
-    for (const [a, b] of SERIES_POINTS) {
-      const x = await ctx.chat({ messages: [user(seriesText(a, b))], max_tokens: 1 }, { exact: true });
-      points.push({ a, b, x });
-      if (!x.ok) break;
-    }
-    return points;
-  },
-});
+export interface Series {
+  points: { k: number; x: Exchange }[];
+  checks: { text: CheckText; x: Exchange }[];
+}
+
+export async function seriesOf(ctx: ProbeContext): Promise<Series> {
+  const [thrice, rule, greedy] = await Promise.all([ctx.shared(UNIT_THRICE), ctx.shared(RULE_IN_USER), ctx.shared(GREEDY_COUNT)]);
+  return {
+    points: [
+      { k: 0, x: ctx.control() },
+      { k: 3, x: thrice },
+    ],
+    checks: [
+      { text: 'ruleInUser', x: rule },
+      { text: 'countPrompt', x: greedy.x },
+    ],
+  };
+}
 
 /** Why an exchange gives no prompt count, as a verdict; undefined when it gives one. */
 function noCount(x: Exchange, what: string): ProbeVerdict | undefined {
@@ -111,93 +120,112 @@ function noCount(x: Exchange, what: string): ProbeVerdict | undefined {
   return undefined;
 }
 
+const CHECK_NAMES: Record<CheckText, string> = { ruleInUser: 'the instruction in a user message', countPrompt: 'the counting prompt' };
+
 export interface Fit {
-  /** prompt_tokens at each point, in the order sent. */
-  points: { a: number; b: number; prompt: number }[];
-  /** Every point exactly on the plane the first points define. */
+  /** prompt_tokens at each series point, by copies of the unit. */
+  points: { k: number; prompt: number }[];
+  /** prompt_tokens of each free point that has a count. */
+  checks: { text: CheckText; prompt: number }[];
+  /** Every copy of the unit adds the same whole number of tokens. */
   exact: boolean;
   intercept: number;
-  /** The server's count of each unit: the growth per copy. */
-  slopeA: number;
-  slopeB: number;
-  /** The family whose counts of both units are the slopes, when the fit is exact. */
+  /** The server's count of the unit: the growth per copy (not a whole number when the fit is not exact). */
+  slope: number;
+  /** The family whose count of the unit is the slope, when the fit is exact. */
+  slopeFamily?: Family;
+  /** The free points that family counts otherwise, in words. */
+  offChecks: string[];
+  /** The slope's family, when it counts every free point exactly too. */
   family?: Family;
 }
 
-/** The points in words: "14, 31, 48, 65 for unit A × 0–3; 25 for unit B × 1". */
-export function describePoints(points: Fit['points']): string {
-  const a = points.filter((p) => p.b === 0).map((p) => p.prompt);
-  const b = points.filter((p) => p.b > 0).map((p) => `${p.prompt} for unit B × ${p.b}`);
-  return [`prompt_tokens ${a.join(', ')} for unit A × 0–${a.length - 1}`, ...b].join('; ');
+/** The points in words: "prompt_tokens 36 and 108 for the unit × 0 and 3; 47 for the instruction in a user message; …". */
+export function describePoints(fit: Pick<Fit, 'points' | 'checks'>): string {
+  const series = `prompt_tokens ${fit.points.map((p) => p.prompt).join(' and ')} for the unit × ${fit.points.map((p) => p.k).join(' and ')}`;
+  return [series, ...fit.checks.map((c) => `${c.prompt} for ${CHECK_NAMES[c.text]}`)].join('; ');
 }
 
 /**
- * The fit of prompt_tokens on the copies sent (TrueLLMs). Exact means every point on the line: a count
- * that grows by the same number of tokens for each copy of A, as a tokenizer's does (a copy is cut the
- * same wherever it stands: the table's test checks that in each family). A near fit is no fit: an
- * estimate (characters / 4, a gateway's guess) or a count that changes between requests (a gateway that
- * spreads a name over upstreams) is off by a token somewhere, and names nothing.
+ * The fit of prompt_tokens on the copies sent (TrueLLMs). Exact means every copy adds the same whole number
+ * of tokens, as a tokenizer's count does (a copy is cut the same wherever it stands: the table's test checks
+ * that in each family, under each known template), and that number is a family's count of the unit; the
+ * family named must also count each free point exactly (its text's tokens beyond the smoke prompt's, the
+ * template the same). A near fit is no fit: an estimate (characters / 4, a gateway's guess) or a count that
+ * changes between requests is off by a token somewhere, and names nothing; so is one coincidence of a
+ * tokenizer outside the table, which the free points' other texts do not repeat.
  */
-export function fitSeries(points: readonly SeriesPoint[]): { fit: Fit } | { verdict: ProbeVerdict } {
-  const want = [[0, 0], ...SERIES_POINTS];
-  for (const [a, b] of want) {
-    const p = points.find((q) => q.a === a && q.b === b);
-    const what = a === 0 && b === 0 ? 'the smoke call (the series\' first point)' : `the series request with unit ${b === 0 ? `A × ${a}` : `B × ${b}`}`;
-    if (!p) return { verdict: inconclusive(`${what} was not sent: an earlier request of the series failed`) };
+export function fitSeries(series: Series): { fit: Fit } | { verdict: ProbeVerdict } {
+  for (const k of SERIES_COPIES) {
+    const p = series.points.find((q) => q.k === k);
+    const what = k === 0 ? "the smoke call (the series' first point)" : `the series request with the unit × ${k}`;
+    if (!p) return { verdict: inconclusive(`${what} was not sent`) };
     const why = noCount(p.x, what);
     if (why) return { verdict: why };
   }
-  const prompt = (a: number, b: number) => points.find((q) => q.a === a && q.b === b)!.x.usage!.promptTokens;
-  const intercept = prompt(0, 0);
-  const slopeA = prompt(1, 0) - intercept;
-  const slopeB = prompt(0, 1) - intercept;
-  const fitted = want.map(([a, b]) => ({ a: a!, b: b!, prompt: prompt(a!, b!) }));
-  const exact = fitted.every((p) => p.prompt === intercept + p.a * slopeA + p.b * slopeB);
-  const family = exact ? FAMILIES.find((f) => row(f).counts.unitA === slopeA && row(f).counts.unitB === slopeB) : undefined;
-  return { fit: { points: fitted, exact, intercept, slopeA, slopeB, ...(family ? { family } : {}) } };
+  const prompt = (k: number) => series.points.find((q) => q.k === k)!.x.usage!.promptTokens;
+  const intercept = prompt(0);
+  const last = SERIES_COPIES[SERIES_COPIES.length - 1]!;
+  const slope = (prompt(last) - intercept) / last;
+  const points = SERIES_COPIES.map((k) => ({ k, prompt: prompt(k) }));
+  const exact = Number.isInteger(slope) && points.every((p) => p.prompt === intercept + p.k * slope);
+  // A free point without a count checks nothing; the series alone still names the family.
+  const checks = series.checks.filter((c) => noCount(c.x, CHECK_NAMES[c.text]) === undefined).map((c) => ({ text: c.text, prompt: c.x.usage!.promptTokens }));
+  const slopeFamily = exact ? FAMILIES.find((f) => row(f).counts.unitA === slope) : undefined;
+  const offChecks = slopeFamily
+    ? checks
+        .filter((c) => c.prompt - intercept !== row(slopeFamily).counts[c.text] - row(slopeFamily).counts.smoke)
+        .map((c) => `${CHECK_NAMES[c.text]} counts ${c.prompt - intercept} tokens beyond the smoke prompt, where ${familyLabel(slopeFamily)} counts ${row(slopeFamily).counts[c.text] - row(slopeFamily).counts.smoke}`)
+    : [];
+  const fit: Fit = { points, checks, exact, intercept, slope, offChecks };
+  if (slopeFamily) fit.slopeFamily = slopeFamily;
+  if (slopeFamily && offChecks.length === 0) fit.family = slopeFamily;
+  return { fit };
 }
 
-/** The slopes of each family, in words: "o200k 17/11, cl100k 20/31, …". */
-const familiesInWords = () => FAMILIES.map((f) => `${f} ${row(f).counts.unitA}/${row(f).counts.unitB}`).join(', ');
+/** The unit's count in each family, in words: "o200k 17, cl100k 20, …". */
+const familiesInWords = () => FAMILIES.map((f) => `${f} ${row(f).counts.unitA}`).join(', ');
 
 /** Why no family can be named from this fit, or undefined when one is. */
 export function unnamed(fit: Fit): string | undefined {
-  const seen = describePoints(fit.points);
+  const seen = describePoints(fit);
   if (!fit.exact) {
-    const off = fit.points.filter((p) => p.prompt !== fit.intercept + p.a * fit.slopeA + p.b * fit.slopeB).map((p) => `A × ${p.a}: ${p.prompt}, not ${fit.intercept + p.a * fit.slopeA}`);
-    return `${seen}: not on one line (${off.join('; ')}), and a near fit is no fit: the count is no tokenizer's exact count (an estimate, or a count that changes between requests)`;
+    const last = fit.points[fit.points.length - 1]!;
+    return `${seen}: ${last.k} copies add ${last.prompt - fit.intercept} tokens, not the same whole number for each, and a near fit is no fit: the count is no tokenizer's exact count (an estimate, or a count that changes between requests)`;
   }
-  if (fit.slopeA <= 0) return `${seen}: prompt_tokens do not grow with the prompt, so they count nothing of it`;
-  if (!fit.family) return `${seen}: an exact fit, unit A counted as ${fit.slopeA} tokens and unit B as ${fit.slopeB}, which no tokenizer of the table counts so (${familiesInWords()}): a tokenizer outside the table`;
+  if (fit.slope <= 0) return `${seen}: prompt_tokens do not grow with the prompt, so they count nothing of it`;
+  if (!fit.slopeFamily) return `${seen}: an exact fit, the unit counted as ${fit.slope} tokens, which no tokenizer of the table counts so (${familiesInWords()}): a tokenizer outside the table`;
+  if (!fit.family) return `${seen}: the unit counted as ${familyLabel(fit.slopeFamily)} counts it (${fit.slope}), but ${fit.offChecks.join(', and ')}: the counts are not that family's`;
   return undefined;
 }
 
 /**
- * usage.tokenizer: the family that counts like the server, named only from an exact fit whose slopes are
- * that family's counts of both units; a model whose name claims another family gets `tokenizer_mismatch`
- * (warn): another model answers under the name, or a gateway counts the prompt itself with its own
- * tokenizer. Anything less than an exact fit of a known family is inconclusive, saying why.
+ * usage.tokenizer: the family that counts like the server, named only from an exact fit whose slope is
+ * that family's count of the unit and whose free points it counts exactly; a model whose name claims
+ * another family gets `tokenizer_mismatch` (warn): another model answers under the name, or a gateway
+ * counts the prompt itself with its own tokenizer. Anything less is inconclusive, saying why.
  */
-export function judgeTokenizer(model: string, points: readonly SeriesPoint[]): ProbeVerdict {
-  const r = fitSeries(points);
+export function judgeTokenizer(model: string, series: Series): ProbeVerdict {
+  const r = fitSeries(series);
   if ('verdict' in r) return r.verdict;
   const { fit } = r;
   const why = unnamed(fit);
   const claim = claimedFamily(model);
-  const expected = 'expected prompt_tokens to grow by the same count for every copy of a unit, the count of a known tokenizer';
-  if (why) return inconclusive(`${expected}; got ${why}${claim ? ` (the name claims ${familyLabel(claim)}: ${row(claim).counts.unitA}/${row(claim).counts.unitB})` : ''}`);
+  const expected = 'expected prompt_tokens to grow by the same whole count for every copy of the unit, the count of a known tokenizer that counts the other texts exactly too';
+  if (why) return inconclusive(`${expected}; got ${why}${claim ? ` (the name claims ${familyLabel(claim)}: the unit ${row(claim).counts.unitA})` : ''}`);
   const f = fit.family!;
-  const seen = `${describePoints(fit.points)}: exact, unit A ${fit.slopeA} tokens and unit B ${fit.slopeB}, as ${familyLabel(f)} counts them`;
-  const findings: Finding[] = [note('tokenizer', `counts like ${familyLabel(f)} (unit A ${fit.slopeA}, unit B ${fit.slopeB}; prompt_tokens ${fit.points.map((p) => p.prompt).join(', ')})`)];
+  const checked = fit.checks.length > 0 ? `, and ${fit.checks.map((c) => CHECK_NAMES[c.text]).join(' and ')} as it counts them` : '';
+  const seen = `${describePoints(fit)}: exact, the unit ${fit.slope} tokens a copy, as ${familyLabel(f)} counts it${checked}`;
+  const findings: Finding[] = [note('tokenizer', `counts like ${familyLabel(f)}: the unit ${fit.slope} tokens a copy (${describePoints(fit)})`)];
   if (claim && claim !== f) {
     findings.push(
       warn(
         'tokenizer_mismatch',
-        `the name claims ${familyLabel(claim)} (unit A ${row(claim).counts.unitA}, unit B ${row(claim).counts.unitB}), but the endpoint counts like ${familyLabel(f)} (${fit.slopeA}, ${fit.slopeB}): another model answers under this name, or a gateway counts the prompt itself with its own tokenizer (new-api and one-api count with tiktoken when the upstream reports no usage)`,
+        `the name claims ${familyLabel(claim)} (the unit ${row(claim).counts.unitA} tokens), but the endpoint counts like ${familyLabel(f)} (${fit.slope}): another model answers under this name, or a gateway counts the prompt itself with its own tokenizer (new-api and one-api count with tiktoken when the upstream reports no usage)`,
       ),
     );
   }
-  return conformance(findings, `${seen}${claim ? `, the family the name claims` : ''}`);
+  return conformance(findings, `${seen}${claim ? ', the family the name claims' : ''}`);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -256,13 +284,12 @@ function templateNote(family: Family, smokePrompt: number): Finding {
  * default system prompt the client's replaces (the model's template, as Mistral Small 3's, or the
  * gateway's): a note. Without that control a large excess is inconclusive.
  */
-export function judgeOverhead(points: readonly SeriesPoint[], withSystem: Exchange): ProbeVerdict {
-  const smoke = points.find((p) => p.a === 0 && p.b === 0)?.x;
+export function judgeOverhead(series: Series, withSystem: Exchange): ProbeVerdict {
+  const smoke = series.points.find((p) => p.k === 0)?.x;
   const noSmoke = smoke ? noCount(smoke, 'the smoke call') : inconclusive('no smoke call to read');
   if (noSmoke) return noSmoke;
-  const r = fitSeries(points);
-  const fit = 'fit' in r ? r.fit : undefined;
-  const family = fit?.family;
+  const r = fitSeries(series);
+  const family = 'fit' in r ? r.fit.family : undefined;
   const basis = family
     ? `counted as ${familyLabel(family)} counts (the series' exact fit)`
     : `with no tokenizer named (${'verdict' in r ? r.verdict.observed : unnamed(r.fit)}), bounded by the bytes of the text under the largest template known`;
@@ -330,8 +357,8 @@ export const END_SLACK = 2;
  * (suites/support/length.ts). Anything else: `completion_count` (warn): the answer is counted otherwise
  * than the prompt.
  */
-export function judgeCompletion(points: readonly SeriesPoint[], answer: Exchange, control: Exchange): ProbeVerdict {
-  const r = fitSeries(points);
+export function judgeCompletion(series: Series, answer: Exchange, control: Exchange): ProbeVerdict {
+  const r = fitSeries(series);
   if ('verdict' in r) return inconclusive(`no tokenizer named to count the answer with: ${r.verdict.observed}`);
   const why = unnamed(r.fit);
   if (why) return inconclusive(`no tokenizer named to count the answer with: ${why}`);

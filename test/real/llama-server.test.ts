@@ -121,7 +121,7 @@ describe('a real llama.cpp server', () => {
     ] as const) {
       const tokenizer = cells(a, model).get('usage.tokenizer');
       expect(tokenizer?.findings.map((f) => f.code), show(tokenizer)).toEqual(['tokenizer']);
-      expect(tokenizer?.observed).toMatch(/: exact, unit A 24 tokens and unit B 22, as Qwen 2 \/ 2\.5 \/ 3 counts them/);
+      expect(tokenizer?.observed).toMatch(/: exact, the unit 24 tokens a copy, as Qwen 2 \/ 2\.5 \/ 3 counts it, and the instruction in a user message and the counting prompt as it counts them/);
       const overhead = cells(a, model).get('usage.prompt_overhead');
       expect(overhead?.findings.map((f) => f.code), show(overhead)).toEqual(['template']);
       expect(overhead?.findings[0]?.message).toContain('29 for the template, exactly what Qwen 2.5 adds');

