@@ -33,7 +33,7 @@ export function tokenizeAs(text: string, family: TokenizerFamily | undefined): s
 
 /**
  * prompt_tokens as a model counting like `family` counts them: each of the usage probes' texts at the
- * table's count (so the series' slopes are the family's exactly), the rest cut by tokenizeAs; one user
+ * table's count (so the series' slope and free points are the family's exactly), the rest cut by tokenizeAs; one user
  * message, or a system message and one user message, under the family's first known template, any other
  * conversation under the pseudo-model's (countPromptTokens).
  */

@@ -611,7 +611,7 @@ const billing =
 // the sampling sets)
 
 /**
- * The series' slopes name the family only where the model counts like one (`tokenizer`); the pseudo-model's
+ * The series' slope names the family only where the model counts like one (`tokenizer`); the pseudo-model's
  * own count is a tokenizer outside the table. A name that claims another family warns.
  */
 const usageTokenizer: Rule = (d) => {

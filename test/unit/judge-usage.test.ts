@@ -84,7 +84,7 @@ describe('countingTokens', () => {
 });
 
 describe('judgeTokenizer (usage.tokenizer)', () => {
-  it('names the family from an exact fit whose slopes are its counts of both units', () => {
+  it('names the family from an exact fit whose slope is its count of the unit, the free points counted as it counts them', () => {
     const v = judgeTokenizer('qwen2.5-7b-instruct', honest('qwen2'));
     expect(v.verdict).toBe('pass');
     expect(codes(v)).toEqual(['tokenizer']);
