@@ -69,6 +69,10 @@ import reasoningStream from './reasoning/stream.js';
 import reasoningUsage from './reasoning/usage.js';
 import reasoningEffort from './reasoning/effort.js';
 import reasoningEcho from './reasoning/echo.js';
+import usageTokenizer from './usage/tokenizer.js';
+import usagePromptOverhead from './usage/prompt-overhead.js';
+import usageCompletion from './usage/completion.js';
+import usageCache from './usage/cache.js';
 import billingFailedCall from './billing/failed-call.js';
 import billingStream from './billing/stream.js';
 import billingUsage from './billing/usage.js';
@@ -148,6 +152,10 @@ export const PROBES: readonly ProbeDefinition[] = [
   reasoningUsage,
   reasoningEffort,
   reasoningEcho,
+  usageTokenizer,
+  usagePromptOverhead,
+  usageCompletion,
+  usageCache,
   billingFailedCall,
   billingStream,
   billingUsage,

@@ -1,5 +1,5 @@
 import type { Quirks } from './profile.js';
-import { CITIES, hash, instanceOf, messageText, respondTo, seededRandom, tokenize, type Sampler } from './pseudo-model.js';
+import { CITIES, hash, instanceOf, messageText, respondTo, seededRandom, tokenizeAs, type Sampler } from './pseudo-model.js';
 
 type Json = Record<string, unknown>;
 
@@ -110,7 +110,7 @@ function oneChoice(
     const first = found.sort((a, b) => a.at - b.at)[0];
     if (first) text = text.slice(0, first.at + (quirks.keepStop ? first.s.length : 0));
   }
-  let tokens = tokenize(text);
+  let tokens = tokenizeAs(text, quirks.tokenizer);
   // A gateway's own cap replaces whatever limit the client sent.
   const limit = quirks.outputCap ?? (has('max_completion_tokens') ? body.max_completion_tokens : has('max_tokens') ? body.max_tokens : quirks.defaultLimit);
   // The reasoning comes first and counts against the limit: what is left is the answer's room.

@@ -23,4 +23,5 @@ export const PROFILE_NAMES = [
   'wrong-base-url',
   'rebuilding-gateway',
   'huge-errors',
+  'usage',
 ] as const;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Verdict } from '../results/model.js';
 import { VERSION } from '../version.js';
+import { TOKENIZER_FAMILIES } from './pseudo-model.js';
 
 /**
  * A reference-server profile: data, not code. It imitates one server or gateway: how it authenticates,
@@ -137,6 +138,18 @@ export const Quirks = z.object({
   /** completion_tokens reported this many times over in every answer, streamed or not, and billed so: a
    *  relay that over-counts (one seen reported 3×: 15 for a 5-token cut). */
   usageInflate: z.number().min(1).optional(),
+  /** Counts like this tokenizer family: the usage probes' texts at the table's counts (suites/support/tokenizer-table.ts),
+   *  numbers cut in the family's digit groups, one user message (or a system message and one) under the family's
+   *  first known template. Unset: the pseudo-model's own count, a tokenizer outside the table. */
+  tokenizer: z.enum(TOKENIZER_FAMILIES).optional(),
+  /** Tokens of a system prompt a relay injects into every request, and counts (and bills). */
+  hiddenPrompt: z.number().int().min(1).optional(),
+  /** Tokens of a default system prompt counted when the request brings no system message of its own (a chat
+   *  template's, as Mistral Small 3's, or a relay's), replaced by the client's. */
+  defaultPrompt: z.number().int().min(1).optional(),
+  /** A response cache in front of the model: a request identical to an earlier one (not streamed) gets the
+   *  earlier answer back, id and all (LiteLLM, Portkey and Cloudflare's gateways keep such caches). */
+  cache: z.boolean().default(false),
   /** The `model` the answer names, instead of the one requested ("" for empty). */
   echoModel: z.string().optional(),
   /** Leave out what only the strict tier requires: message.refusal, choices[].logprobs. */

@@ -20,6 +20,7 @@ import billingLate from '../../fixtures/profiles/billing-late.json' with { type:
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
 import hugeErrors from '../../fixtures/profiles/huge-errors.json' with { type: 'json' };
+import usage from '../../fixtures/profiles/usage.json' with { type: 'json' };
 import { Profile } from './profile.js';
 import { PROFILE_NAMES } from './profile-names.js';
 
@@ -45,6 +46,7 @@ const BUNDLED: Record<string, unknown> = {
   'wrong-base-url': wrongBaseUrl,
   'rebuilding-gateway': rebuildingGateway,
   'huge-errors': hugeErrors,
+  usage: usage,
 };
 
 export { PROFILE_NAMES };

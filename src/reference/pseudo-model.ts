@@ -1,3 +1,6 @@
+import { TOKENIZER_TABLE } from '../../suites/support/tokenizer-table.js';
+import { COUNTED_TEXTS } from '../../suites/support/usage-texts.js';
+
 /**
  * The reference server's pseudo-model. It follows the plain instructions the probes use, so a feature it
  * honours has a visible effect; it never pretends to be clever. Deterministic at temperature 0 (unless a
@@ -7,6 +10,51 @@
 /** Tokens carry their leading space, like BPE tokens, so joining them gives the text back. */
 export function tokenize(text: string): string[] {
   return text.match(/\s*[A-Za-z0-9]+|\s*[^A-Za-z0-9\s]|\s+$/g) ?? [];
+}
+
+/** The tokenizer families of the usage probes' table, for a model that counts like one (Quirks.tokenizer). */
+export type TokenizerFamily = keyof typeof TOKENIZER_TABLE;
+export const TOKENIZER_FAMILIES = Object.keys(TOKENIZER_TABLE) as [TokenizerFamily, ...TokenizerFamily[]];
+
+const familyPatterns = new Map<number, RegExp>();
+
+/**
+ * Tokens as a family cuts text, as far as the probes look: numbers in the family's digit groups (threes for
+ * the GPT and Llama 3 families, ones for Qwen, Gemma 3 and Tekken), a space before a number a token of its
+ * own, words with their leading space. Joining them gives the text back. Without a family: tokenize().
+ */
+export function tokenizeAs(text: string, family: TokenizerFamily | undefined): string[] {
+  if (!family) return tokenize(text);
+  const group = TOKENIZER_TABLE[family].digitGroup;
+  let re = familyPatterns.get(group);
+  if (!re) familyPatterns.set(group, (re = new RegExp(`\\d{1,${group}}|\\s*[A-Za-z]+|\\s*[^A-Za-z0-9\\s]|\\s+(?=\\d)|\\s+$`, 'g')));
+  return text.match(re) ?? [];
+}
+
+/**
+ * prompt_tokens as a model counting like `family` counts them: each of the usage probes' texts at the
+ * table's count (so the series' slope and free points are the family's exactly), the rest cut by tokenizeAs; one user
+ * message, or a system message and one user message, under the family's first known template, any other
+ * conversation under the pseudo-model's (countPromptTokens).
+ */
+export function familyPromptTokens(messages: readonly { role?: unknown; content?: unknown }[], family: TokenizerFamily): number {
+  const row = TOKENIZER_TABLE[family];
+  const contentTokens = (text: string) => {
+    let n = 0;
+    let rest = text;
+    for (const [name, known] of Object.entries(COUNTED_TEXTS) as [keyof typeof COUNTED_TEXTS, string][]) {
+      const parts = rest.split(known);
+      n += (parts.length - 1) * row.counts[name];
+      rest = parts.join('');
+    }
+    return n + tokenizeAs(rest, family).length;
+  };
+  const text = messages.reduce((n, m) => n + contentTokens(messageText(m.content)), 0);
+  const roles = messages.map((m) => m.role).join(',');
+  const template = row.templates[0];
+  if (roles === 'user') return template.user + text;
+  if (roles === 'system,user') return template.system + text;
+  return 3 + 4 * messages.length + text;
 }
 
 export function messageText(content: unknown): string {

@@ -5,7 +5,7 @@ import { openaiError, refuse, rejection, type Refusal, type Reply } from './erro
 import type { Behaviour, Profile, ProfileModel, ServerSettings } from './profile.js';
 import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
-import { countPromptTokens, tokenize } from './pseudo-model.js';
+import { countPromptTokens, familyPromptTokens, tokenize } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
 export interface ReferenceServerOptions {
@@ -45,6 +45,8 @@ interface Incoming {
   /** Failed requests so far per model, for failures limited to the first few. */
   failures: Map<string, number>;
   draws: Draws;
+  /** A response cache's answers by request body (Quirks.cache). */
+  cache: Map<string, Reply>;
   /** This request's line in `received`. */
   entry: ReferenceServer['received'][number];
   ledger: Ledger;
@@ -335,7 +337,12 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
   }
   // Tool definitions are part of the prompt the template renders, when they reach the model.
   const toolTokens = honoured.has('tools') && Array.isArray(body.tools) ? tokenize(JSON.stringify(body.tools)).length : 0;
-  const promptTokens = q.fixedPromptTokens ?? countPromptTokens(messages) + toolTokens;
+  // What a relay adds to the prompt, unseen, and counts: a prompt injected into every request, or a default
+  // system prompt where the request brings none (as a chat template's own would be).
+  const ownSystem = messages.some((m) => m.role === 'system' || m.role === 'developer');
+  const added = (q.hiddenPrompt ?? 0) + (ownSystem ? 0 : (q.defaultPrompt ?? 0));
+  const counted = q.tokenizer ? familyPromptTokens(messages, q.tokenizer) : countPromptTokens(messages);
+  const promptTokens = q.fixedPromptTokens ?? counted + toolTokens + added;
   const generated = choices.reduce((n, ch) => n + ch.tokens.length + ch.reasoningTokens + (ch.toolCalls.length > 0 ? 12 : 0), 0);
   // A relay that over-counts reports, and bills, more than the model made.
   const completionTokens = Math.round(generated * (q.usageInflate ?? 1));
@@ -347,6 +354,9 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
   const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
   if (c.bill) c.bill.usage = { prompt: promptTokens, completion: completionTokens };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
+  // A response cache hands an identical request its first answer back, id and all.
+  const cached = q.cache && !streamed ? c.cache.get(raw) : undefined;
+  if (cached) return cached;
   // A model that never stops, asked without a limit: the answer never comes, only the client's timeout ends it.
   if (q.runaway && q.outputCap === undefined && !['max_tokens', 'max_completion_tokens'].some((k) => honoured.has(k) && typeof body[k] === 'number')) {
     await new Promise<void>((resolve) => c.res.once('close', resolve));
@@ -357,8 +367,10 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
     await streamAnswer(c, a, opts?.include_usage === true);
     return undefined;
   }
-  const reply = json(200, completionBody(a));
-  return q.paddedBody > 0 ? { ...reply, body: reply.body + ' '.repeat(q.paddedBody) } : reply;
+  const plain = json(200, completionBody(a));
+  const reply = q.paddedBody > 0 ? { ...plain, body: plain.body + ' '.repeat(q.paddedBody) } : plain;
+  if (q.cache) c.cache.set(raw, reply);
+  return reply;
 }
 
 /** The request fields OpenAI's chat completions accept; `forbid` profiles refuse any other. */
@@ -420,11 +432,12 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const received: ReferenceServer['received'] = [];
   const failures = new Map<string, number>();
   const draws = new Draws();
+  const cache = new Map<string, Reply>();
   const ledger: Ledger = { used: 0, pending: [] };
   const server = createServer((req, res) => {
     const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
     received.push(entry);
-    const c: Incoming = { req, res, profile: current, token: '', failures, draws, entry, ledger, record: options.recordBodies === true };
+    const c: Incoming = { req, res, profile: current, token: '', failures, draws, cache, entry, ledger, record: options.recordBodies === true };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };

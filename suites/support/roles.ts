@@ -46,6 +46,17 @@ export const RULE_IN_USER = defineShared({
 });
 
 /**
+ * The instruction in a system message before an unrelated question: roles.system's request, shared because
+ * usage.prompt_overhead reads its count too (a request that brings its own system message: an injected
+ * prompt stays in it, a default system prompt does not).
+ */
+export const SYSTEM_RULE = defineShared({
+  key: 'chat.rule_in_system',
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  make: (ctx) => ctx.chat({ messages: [{ role: 'system', content: PINEAPPLE_RULE }, user(UNRELATED_QUESTION)], max_tokens: LIMITS.word }),
+});
+
+/**
  * An instruction carried by a role (system, developer, system parts) whose effect shows in one word no
  * answer to the question contains by chance: honoured when the answer is that word; ignored when it is
  * not though the model follows the same instruction given in a user message (the positive control);

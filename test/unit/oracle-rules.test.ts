@@ -45,10 +45,12 @@ describe('the oracle rules', () => {
     expect(Object.keys(ENDPOINT_RULES).sort()).toEqual(target.sort());
   });
 
-  it('derive a model that declares nothing as a well-behaved one: honoured, accepted, pass; reasoning probes inconclusive', () => {
+  it('derive a model that declares nothing as a well-behaved one: honoured, accepted, pass; reasoning probes inconclusive, and the usage probes that need a named tokenizer', () => {
     const r = row();
+    // The pseudo-model's own count is a tokenizer outside the table: nothing names it, nothing counts its answer.
+    const unnamed = ['usage.tokenizer', 'usage.completion'];
     for (const p of PROBES.filter((x) => x.scope !== 'target' && x.area !== 'billing')) {
-      const want = p.area === 'reasoning' ? 'inconclusive' : p.kind === 'conformance' ? 'pass' : p.verdicts.includes('honoured') ? 'honoured' : 'accepted';
+      const want = p.area === 'reasoning' || unnamed.includes(p.id) ? 'inconclusive' : p.kind === 'conformance' ? 'pass' : p.verdicts.includes('honoured') ? 'honoured' : 'accepted';
       expect(r[p.id], p.id).toBe(want);
     }
   });
@@ -376,6 +378,47 @@ describe('the oracle rules', () => {
     const late = { meter: { kind: 'new-api', lateMs: 500 } };
     expect(row({}, late)).toMatchObject({ 'billing.failed_call': 'pass', 'billing.stream': 'pass', 'billing.usage': 'pass' });
     expect(v('billing.failed_call', { quirks: { billing: { failures: 'bill' } } }, late)).toBe('fail');
+  });
+
+  it('judge usage by the tokenizer a model counts like, and what it adds to a prompt or to the count', () => {
+    const usage = (model: ModelSpec) => Object.fromEntries(['usage.tokenizer', 'usage.prompt_overhead', 'usage.completion', 'usage.cache'].map((p) => [p, v(p, model)]));
+    expect(usage({ quirks: { tokenizer: 'qwen2' } })).toEqual({ 'usage.tokenizer': 'pass', 'usage.prompt_overhead': 'pass', 'usage.completion': 'pass', 'usage.cache': 'pass' });
+    // The name claims one family, the count is another's.
+    expect(v('usage.tokenizer', { id: 'llama-3.1-8b-instruct', quirks: { tokenizer: 'cl100k' } })).toBe('warn');
+    expect(v('usage.tokenizer', { id: 'llama-3.1-8b-instruct', quirks: { tokenizer: 'llama3' } })).toBe('pass');
+    expect(v('usage.tokenizer', { id: 'qwen2.5-7b-instruct' })).toBe('inconclusive');
+    // Injected into every request: fail; a default prompt the client's system message replaces: pass, unless
+    // that message is dropped (the default stays: the same as injected) or refused (no control).
+    expect(v('usage.prompt_overhead', { quirks: { hiddenPrompt: 400 } })).toBe('fail');
+    expect(v('usage.prompt_overhead', { quirks: { tokenizer: 'o200k', hiddenPrompt: 400 } })).toBe('fail');
+    expect(v('usage.prompt_overhead', { quirks: { defaultPrompt: 300 } })).toBe('pass');
+    expect(v('usage.prompt_overhead', { quirks: { defaultPrompt: 300 }, roles: { system: 'ignore' } })).toBe('fail');
+    expect(v('usage.prompt_overhead', { quirks: { defaultPrompt: 300 }, roles: { system: reject() } })).toBe('inconclusive');
+    expect(v('usage.prompt_overhead', { quirks: { hiddenPrompt: 120 } })).toBeUndefined();
+    // Inflated completion counts warn; without a named tokenizer the answer is not counted.
+    expect(v('usage.completion', { quirks: { tokenizer: 'gemma3', usageInflate: 3 } })).toBe('warn');
+    expect(v('usage.completion', { quirks: { usageInflate: 3 } })).toBe('inconclusive');
+    expect(v('usage.completion', { quirks: { tokenizer: 'gemma3', fixedAnswer: 'OK' } })).toBe('inconclusive');
+    expect(v('usage.completion', { quirks: { tokenizer: 'o200k', reasoning: { tokens: 6 } } })).toBe('pass');
+    expect(v('usage.completion', { quirks: { tokenizer: 'o200k', reasoning: { tokens: 6, usage: 'none' } } })).toBe('inconclusive');
+    expect(v('usage.completion', { quirks: { tokenizer: 'o200k', reasoning: { tokens: 6, place: 'think' } } })).toBe('inconclusive');
+    // A cache warns; every answer the same (a fixed answer) tells nothing; a peaked sampler's luck decides.
+    expect(v('usage.cache', { quirks: { cache: true } })).toBe('warn');
+    expect(v('usage.cache', { quirks: { fixedAnswer: 'OK' } })).toBe('inconclusive');
+    expect(v('usage.cache', { quirks: { favourite: 0.8 } })).toBeUndefined();
+    // No usage, or no answer to read: inconclusive throughout.
+    for (const quirks of [{ tokenizer: 'qwen2', omitUsage: true }, { tokenizer: 'qwen2', errorIn200: true }, { tokenizer: 'qwen2', streamByDefault: true }]) {
+      expect(new Set(['usage.tokenizer', 'usage.prompt_overhead', 'usage.completion'].map((p) => v(p, { quirks })))).toEqual(new Set(['inconclusive']));
+    }
+    expect(v('usage.cache', { quirks: { errorIn200: true } })).toBe('inconclusive');
+  });
+
+  it('leave the contrasts and samples of a model behind a response cache inconclusive: a replay is one sample', () => {
+    const r = row({ quirks: { cache: true } });
+    for (const p of ['parameters.temperature', 'parameters.top_p', 'parameters.seed', 'parameters.response_format.json_object', 'parameters.tool_choice.required', 'parameters.tool_choice.none', 'parameters.tool_choice.named', 'parameters.parallel_tool_calls']) {
+      expect(r[p], p).toBe('inconclusive');
+    }
+    expect(r).toMatchObject({ 'parameters.response_format.json_schema': 'honoured', 'parameters.stop': 'honoured', 'parameters.tools': 'honoured' });
   });
 
   it('derive the endpoint probes from the server’s settings', () => {
