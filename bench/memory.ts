@@ -108,11 +108,13 @@ async function auditMemory(): Promise<Measured[]> {
   }
   const fifty = median(shipped.map((s) => s.mb));
   const fiftySized = median(sized.map((s) => s.mb));
-  const twoHundred = (await cliAudit(200)).mb;
+  // Growth is measured with the heap sized for memory: V8's default heap grows by its own policy, which
+  // would hide whether what chatprobe keeps grows with the results only.
+  const twoHundred = (await cliAudit(200, SIZED_HEAP)).mb;
   return [
     { name: 'peak RSS of an audit of 50 models, as shipped (V8\'s default heap; no goal of its own)', baseline: '`node -e 0`', ours: fifty, base: node, unit: 'MB', goal: { max: Number.NaN } },
     { name: `the same with the heap sized for memory (node ${SIZED_HEAP.join(' ')})`, baseline: '`node -e 0`', ours: fiftySized, base: node, unit: 'MB', goal: { max: 120, absolute: true } },
-    { name: 'peak RSS, 200 models against 50 (the live results grow)', baseline: '50 models', ours: twoHundred, base: fifty, unit: 'MB', goal: { max: 1.4 } },
+    { name: `peak RSS, 200 models against 50, both with the heap sized for memory (the live results grow)`, baseline: '50 models', ours: twoHundred, base: fiftySized, unit: 'MB', goal: { max: 1.4 } },
     {
       name: `CPU time of that 50-model audit with the heap sized for memory, ${fiftySized.toFixed(0)} MB at peak (no goal of its own)`,
       baseline: `as shipped, ${fifty.toFixed(0)} MB at peak`,
