@@ -153,7 +153,9 @@ export function readPriceList(raw: unknown, from: string): PriceList {
     const g = p.data.GroupRatio;
     const groupRatio = groupRatioOf(typeof g === 'number' || g === undefined ? g : mapOf(g, 'GroupRatio'), p.data.group, 'GroupRatio');
     const models: Record<string, ModelPrice> = {};
-    for (const [id, r] of Object.entries(ratio)) models[id] = { input: perToken(r, qpu), output: perToken(r * (completion[id] ?? 1), qpu), perCall: 0 };
+    for (const [id, r] of Object.entries(ratio)) {
+      models[id] = { input: perToken(r, qpu), output: perToken(r * (completion[id] ?? 1), qpu), perCall: 0, ...(completion[id] === undefined ? { outputGuessed: true as const } : {}) };
+    }
     // new-api bills a model with a fixed price per call, whatever its ratio says.
     for (const [id, usd] of Object.entries(perCall)) models[id] = { input: 0, output: 0, perCall: usd };
     return { from, form: 'new-api ratios', quotaPerUsd: qpu, groupRatio, models };

@@ -43,7 +43,7 @@ export async function doctorCommand(flags: Record<string, unknown>, env: NodeJS.
   } catch (e) {
     if (e instanceof CannotTestError) {
       // --json prints JSON only, the failure included: a CI script parses it either way.
-      if (flags.json) out(`${JSON.stringify({ error: oneLine(e.message), ...(e.advice ? { advice: oneLine(e.advice) } : {}) }, null, 2)}\n`);
+      if (options.json) out(`${JSON.stringify({ error: oneLine(e.message), ...(e.advice ? { advice: oneLine(e.advice) } : {}) }, null, 2)}\n`);
       else out(`✗ GET /models: ${oneLine(e.message)}\n${e.advice ? `  ${oneLine(e.advice)}\n` : ''}`);
       return EXIT.cannotTest;
     }

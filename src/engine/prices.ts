@@ -19,4 +19,9 @@ export interface ModelPrice {
   input: number;
   output: number;
   perCall: number;
+  /**
+   * The output price is a guess: a new-api ratio list that names no completion ratio for the model (taken
+   * as 1; new-api's own built-in ratio may be higher). Billed above it is then no failure.
+   */
+  outputGuessed?: true;
 }

@@ -83,15 +83,14 @@ export interface AuditResult {
 const expectedModels = (b: Baseline | undefined): ReadonlySet<string> | undefined => (b ? new Set(Object.keys(b.cells)) : undefined);
 
 /** The baseline a run gates against: none, the file given, or (rewriting one not there yet) none. */
-function baselineOf(options: ResolvedOptions, probes: readonly ProbeDefinition[]): Baseline | undefined {
+export function baselineOf(options: Pick<ResolvedOptions, 'baseline' | 'updateBaseline'>, probes: Parameters<typeof loadBaseline>[1]): Baseline | undefined {
   return options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, probes) : undefined;
 }
 
 /** --dry-run: the plan and its cost; nothing is sent but GET /models and the balance routes' GETs. */
 export async function plan(options: ResolvedOptions, probes: readonly ProbeDefinition[] = PROBES): Promise<PlanSummary> {
   // A name the baseline expects is a model gone missing, not a typo: the plan must know them.
-  const expected = options.baseline && existsSync(options.baseline) ? loadBaseline(options.baseline, probes) : undefined;
-  return planAudit({ ...options, expectedModels: expectedModels(expected) }, probes);
+  return planAudit({ ...options, expectedModels: expectedModels(baselineOf(options, probes)) }, probes);
 }
 
 /**

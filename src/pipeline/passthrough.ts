@@ -1,18 +1,16 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../text.js';
 import { secretsOf, type ResolvedOptions } from '../config/options.js';
 import { CannotTestError } from '../errors.js';
 import { passthroughProbes, runPassthrough } from '../passthrough/run.js';
-import { loadBaseline } from '../report/baseline.js';
 import { gate } from '../report/gate.js';
 import { HAR_FILE, HarWriter, recordCalls } from '../report/har.js';
 import { ownVocabulary } from '../report/vocabulary.js';
 import { checkOutputs, writeReports } from '../report/write.js';
 import { runExitCode } from '../results/exit.js';
 import { VERSION } from '../version.js';
-import { rewriteBaseline, type AuditResult, type AuditSinks } from './audit.js';
+import { baselineOf, rewriteBaseline, type AuditResult, type AuditSinks } from './audit.js';
 
 /** The baseline file a passthrough run rewrites when the options name none. */
 export const PASSTHROUGH_BASELINE = 'chatprobe.passthrough.baseline.json';
@@ -36,7 +34,7 @@ export async function passthrough(options: ResolvedOptions, target: PassthroughT
   // A baseline gates a gateway's deploys as it gates an audit: fail only on what got worse.
   const baselinePath = options.baseline ?? PASSTHROUGH_BASELINE;
   await checkOutputs({ out: options.out, ...(options.updateBaseline ? { baseline: baselinePath } : {}) });
-  const baseline = options.baseline && (!options.updateBaseline || existsSync(options.baseline)) ? loadBaseline(options.baseline, passthroughProbes()) : undefined;
+  const baseline = baselineOf(options, passthroughProbes());
   let har: HarWriter | undefined = new HarWriter(join(options.out, HAR_FILE), VERSION);
   sinks.recording?.(har);
   try {

@@ -202,6 +202,9 @@ function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Findin
     if (p.pricedAs) {
       const names = p.pricedAs.join(', ');
       out.push((over ? fail : warn)('priced_as_other', `${said}: what ${names} cost${p.pricedAs.length === 1 ? 's' : ''} there (billed as another model${over ? ', dearer' : ', cheaper'})`));
+    } else if (over && list.models[set.model]?.outputGuessed && u.completion > 0) {
+      // The control: the list's own completion price. Without one the output was priced at a guessed ratio of 1.
+      out.push(warn('billed_above_price', `${said}: billed more than the list says, but the list gives no completion ratio for ${set.model} (taken as 1; new-api's built-in ratio for it may be higher)`));
     } else if (over) {
       out.push(fail('billed_above_price', `${said}: billed more than the list says`));
     } else {

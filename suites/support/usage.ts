@@ -440,7 +440,10 @@ export function judgeCache(t1: readonly Exchange[], t0: readonly Exchange[], oth
     { name: 'answers at temperature 0', xs: cold },
   ];
   const replays: string[] = [];
+  let hotReplay = false;
   let sharedId = false;
+  /** The texts each id came with, over both sets: an id with two texts is not made per answer. */
+  const textsOf = new Map<string, Set<string>>();
   for (const s of sets) {
     // Answers by id and text: a group of more than one is one answer handed back again.
     const groups = new Map<string, number>();
@@ -448,19 +451,27 @@ export function judgeCache(t1: readonly Exchange[], t0: readonly Exchange[], oth
       const { id, text } = sampleOf(x);
       if (id === undefined) continue;
       if (otherIds.has(id)) sharedId = true;
+      textsOf.set(id, (textsOf.get(id) ?? new Set()).add(text));
       const key = JSON.stringify([id, text]);
       groups.set(key, (groups.get(key) ?? 0) + 1);
     }
     for (const [key, n] of groups) {
       if (n < 2) continue;
       const [id, text] = JSON.parse(key) as [string, string];
+      if (s.xs === hot) hotReplay = true;
       replays.push(`${n} of the ${s.xs.length} ${s.name} are ${JSON.stringify(id)}, ${JSON.stringify(text.length > 40 ? `${text.slice(0, 37)}...` : text)}`);
     }
   }
+  if ([...textsOf.values()].some((t) => t.size > 1)) sharedId = true;
   const texts = new Set(hot.map((x) => sampleOf(x).text));
   const counted = `${hot.length} identical requests at temperature 1${cold.length > 0 ? ` and ${cold.length} at 0` : ''}`;
   if (sharedId) {
     return inconclusive(`${counted}: an id also given to a request of another text, so ids are not made per answer and say nothing of a replay${texts.size === 1 ? '; and every answer at temperature 1 is the same' : ''}`);
+  }
+  // At temperature 0 an honest server repeats its text, and an id made from the time or drawn from a small
+  // range (Ollama's) can repeat beside it: a replay counts only where sampling should differ.
+  if (replays.length > 0 && !hotReplay) {
+    return inconclusive(`${counted}: the same id and text only among the answers at temperature 0 (${replays.join('; ')}), where a greedy server repeats its text and ids made from the time can repeat too: no replay where sampling should differ`);
   }
   if (replays.length > 0) {
     return conformance(

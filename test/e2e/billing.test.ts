@@ -216,7 +216,7 @@ describe('quota deduction (billing.*)', () => {
     expect(plain.lagMs).toBeGreaterThan(0);
     expect(plain.deducted).toBeCloseTo(690 / 500_000, 12);
     // A meter that showed charges late is watched 12.7 s before a zero is believed: a minute of waiting.
-  }, 120_000);
+  }, 240_000);
 
   it('trap: a balance that moves on its own (other traffic on the key) is inconclusive, and costs no billing call', async () => {
     const { report, server: s } = await audit(profile(['bill-fair'], { kind: 'openrouter', lagReads: 0, drift: 1 }), ['--probes', 'billing.*', '--json']);

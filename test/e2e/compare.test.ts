@@ -52,7 +52,7 @@ describe('chatprobe compare A B --html: two runs side by side', () => {
       NO_BROWSER ? undefined : launchBrowser().then((x) => (browser = x)),
     ]);
     for (const r of [runs[0], runs[1]]) expect(r.stderr).not.toMatch(/could not write/);
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await a?.close();
@@ -114,7 +114,7 @@ describe('chatprobe compare A B --html: two runs side by side', () => {
     const judged = await runCli(['judge', join(out, fb!), '--quiet']);
     expect(judged.code).toBe(rb.summary!.exitCode);
     await expectNoKey(out);
-  });
+  }, 60_000);
 
   it.skipIf(NO_BROWSER)('at 1280×800: the differences listed first, both cells’ evidence open side by side, nothing cut or overlapping', async () => {
     const { page, problems } = await openFile(browser!, join(dir, 'compare.html'), '', { width: 1280, height: 800 });
@@ -179,5 +179,5 @@ describe('the HTML of a merged run', () => {
     } finally {
       await browser.close();
     }
-  });
+  }, 60_000);
 });

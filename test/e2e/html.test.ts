@@ -44,7 +44,7 @@ describe.skipIf(NO_BROWSER)('report.html in a headless browser', () => {
     expect(a.stderr).not.toMatch(/could not write/);
     expect(b.code, b.stderr).toBe(0);
     report = JSON.parse(await readFile(join(out, 'report.json'), 'utf8')) as Report;
-  });
+  }, 60_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

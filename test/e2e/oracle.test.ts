@@ -46,7 +46,7 @@ describe.each(apiProfiles)('profile %s', (name) => {
     const every = profile.oracle.args.includes('--probes') ? [] : ['--probes', '*'];
     run = await runCli(['--base-url', server.url, '--out', out, ...every, ...profile.oracle.args], env);
     report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
-  }, 120_000);
+  }, 180_000);
   afterAll(() => server?.close());
 
   it('expects a verdict of every probe on every listed model and the endpoint: by rule, or declared only where no rule can say', () => {

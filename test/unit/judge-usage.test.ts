@@ -347,6 +347,18 @@ describe('judgeCache (usage.cache)', () => {
     expect(v.verdict).toBe('inconclusive');
   });
 
+  it('trap: a greedy server repeating its text at temperature 0 under an id made from the time (or a small random range) is no cache', () => {
+    const v = judgeCache([ans('123456', 'a1'), ans('654321', 'a2')], [ans('5', 't0'), ans('5', 't0')], [reply('OK')]);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('only among the answers at temperature 0');
+  });
+
+  it('trap: an id that came with two different texts is not made per answer, so a repeat of it says nothing', () => {
+    const v = judgeCache([ans('123456', 'r7'), ans('123456', 'r7'), ans('999999', 'r7')], [], [reply('OK')]);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('ids are not made per answer');
+  });
+
   it('trap: an error body in a 200 is no sample; a refused set has nothing to compare', () => {
     const v = judgeCache([ans('1'), errorIn200()], [], [reply('OK')]);
     expect(v.verdict).toBe('inconclusive');

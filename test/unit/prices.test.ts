@@ -30,8 +30,10 @@ describe('a price list, in each form it is read', () => {
     // gpt-4o at 1.25 is $2.50 per million prompt tokens, $10 per million completion tokens.
     expect(list.models['gpt-4o']!.input * 1e6).toBeCloseTo(2.5, 9);
     expect(list.models['gpt-4o']!.output * 1e6).toBeCloseTo(10, 9);
-    // A model the completion ratios do not name: 1.
+    // A model the completion ratios do not name: 1, and said to be a guess.
     expect(list.models['gpt-4o-mini']!.output).toBeCloseTo(list.models['gpt-4o-mini']!.input, 15);
+    expect(list.models['gpt-4o-mini']!.outputGuessed).toBe(true);
+    expect(list.models['gpt-4o']!.outputGuessed).toBeUndefined();
     // (1000 + 100 × 4) × 1.25 × 0.8 = 1400 quota units.
     expect(listedCost(list, list.models['gpt-4o']!, { prompt: 1000, completion: 100 }, 'quota units')).toBeCloseTo(1400, 6);
   });
@@ -154,6 +156,13 @@ describe('billing.usage and billing.stream with a price list', () => {
     const cheap = judgeFollowsUsage(set(345, 345, 85));
     expect(cheap.verdict).toBe('warn');
     expect(cheap.findings?.map((f) => f.code)).toContain('priced_as_other');
+  });
+
+  it('trap: a ratio list that names no completion ratio for the model priced its output at a guess: billed above it only warns', () => {
+    const guessed: PriceList = { ...LIST, models: { ...LIST.models, m: { ...LIST.models.m!, outputGuessed: true } } };
+    const v = judgeFollowsUsage(set(900, 900, 222, 'm', guessed));
+    expect(v.findings?.map((f) => [f.code, f.severity])).toContainEqual(['billed_above_price', 'warn']);
+    expect(v.findings?.find((f) => f.code === 'billed_above_price')?.message).toContain('gives no completion ratio for m');
   });
 
   it('billed off the list, as no model of it: above fails, below warns', () => {

@@ -31,7 +31,14 @@ export async function writeCompareHtml(path: string, title: string, runs: readon
   const parts = runs.map((r) => pagePart(r.report));
   const view = sideBySide(parts);
   const counts: Record<Change | 'differences' | 'same', number> = { worse: 0, better: 0, different: 0, model_missing: 0, model_added: 0, differences: view.differences.length, same: view.same.length };
-  for (const d of view.differences) counts[d.change!]++;
+  // A model gone (or new) is one change, as `chatprobe compare` counts it, not one a probe.
+  const models = { model_missing: new Set<string>(), model_added: new Set<string>() };
+  for (const d of view.differences) {
+    if (d.change === 'model_missing' || d.change === 'model_added') models[d.change].add(d.model);
+    else counts[d.change!]++;
+  }
+  counts.model_missing = models.model_missing.size;
+  counts.model_added = models.model_added.size;
   const notes: string[] = [];
   runs.forEach((r, i) => {
     if (parts[i]!.models.length < r.report.models.length) notes.push(`${r.label}: this page compares the first ${parts[i]!.models.length} of its ${r.report.models.length} models; \`chatprobe compare\` in the terminal compares them all.`);
