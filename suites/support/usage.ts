@@ -179,7 +179,9 @@ export function fitSeries(series: Series): { fit: Fit } | { verdict: ProbeVerdic
     : [];
   const fit: Fit = { points, checks, exact, intercept, slope, offChecks };
   if (slopeFamily) fit.slopeFamily = slopeFamily;
-  if (slopeFamily && offChecks.length === 0) fit.family = slopeFamily;
+  // Named only where a free point confirms it: the series alone is one number, which a tokenizer outside
+  // the table may happen to share with a family of it.
+  if (slopeFamily && offChecks.length === 0 && checks.length > 0) fit.family = slopeFamily;
   return { fit };
 }
 
@@ -195,6 +197,7 @@ export function unnamed(fit: Fit): string | undefined {
   }
   if (fit.slope <= 0) return `${seen}: prompt_tokens do not grow with the prompt, so they count nothing of it`;
   if (!fit.slopeFamily) return `${seen}: an exact fit, the unit counted as ${fit.slope} tokens, which no tokenizer of the table counts so (${familiesInWords()}): a tokenizer outside the table`;
+  if (!fit.family && fit.offChecks.length === 0) return `${seen}: the unit counted as ${familyLabel(fit.slopeFamily)} counts it (${fit.slope}), but no other prompt of the audit had a count to confirm it (one number a tokenizer outside the table may share)`;
   if (!fit.family) return `${seen}: the unit counted as ${familyLabel(fit.slopeFamily)} counts it (${fit.slope}), but ${fit.offChecks.join(', and ')}: the counts are not that family's`;
   return undefined;
 }
@@ -289,6 +292,8 @@ export function judgeOverhead(series: Series, withSystem: Exchange): ProbeVerdic
   const noSmoke = smoke ? noCount(smoke, 'the smoke call') : inconclusive('no smoke call to read');
   if (noSmoke) return noSmoke;
   const r = fitSeries(series);
+  // Counts that do not grow with the prompt count nothing of it: their size says nothing of a hidden prompt.
+  if ('fit' in r && r.fit.exact && r.fit.slope <= 0) return inconclusive(`${unnamed(r.fit)}: no overhead to read from them`);
   const family = 'fit' in r ? r.fit.family : undefined;
   const basis = family
     ? `counted as ${familyLabel(family)} counts (the series' exact fit)`
@@ -387,7 +392,10 @@ export function judgeCompletion(series: Series, answer: Exchange, control: Excha
   const said = `${u.completionTokens} completion tokens${thought > 0 ? ` (${thought} of them reasoning)` : ''} for ${text.length < COUNTING_TEXT.length ? 'the start of the counting text' : 'the counting text'}, which ${familyLabel(family)} counts as ${expected}`;
   const ratio = reported / expected;
   if (reported >= expected && reported <= expected + END_SLACK) {
-    return conformance([note('completion', `${said}: ratio ${ratio.toFixed(2)}`)], `${said}: the answer counted as the prompt's tokenizer counts it`);
+    // Cut at our limit, the answer's count is the limit too: what a gateway that reports the limit asked for
+    // would say as well, so such a pass speaks for this answer only (the inflated counts below still show).
+    const cut = readChoices(answer.json)[0]?.finishReason === 'length' ? ' (the answer cut at our output limit, where a gateway reporting the limit asked for says the same)' : '';
+    return conformance([note('completion', `${said}: ratio ${ratio.toFixed(2)}${cut}`)], `${said}: the answer counted as the prompt's tokenizer counts it${cut}`);
   }
   if (ratio >= INFLATED_RATIO) {
     return conformance(

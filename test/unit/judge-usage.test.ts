@@ -182,6 +182,17 @@ describe('judgeTokenizer (usage.tokenizer)', () => {
   });
 });
 
+describe('judgeTokenizer without a free point to confirm the slope', () => {
+  it('trap: the series alone is one number a tokenizer outside the table may share: no family named, no mismatch claimed', () => {
+    const s = honest('o200k');
+    const alone: Series = { ...s, checks: s.checks.map((c) => ({ ...c, x: reply('OK', { usage: null }) })) };
+    const v = judgeTokenizer('llama-3.1-8b-instruct', alone);
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('no other prompt of the audit had a count to confirm it');
+    expect(codes(v)).not.toContain('tokenizer_mismatch');
+  });
+});
+
 describe('judgeOverhead (usage.prompt_overhead)', () => {
   const sys = (f: keyof typeof T, extra = 0) => withUsage(T[f].counts.rule + T[f].counts.question + T[f].templates[0].system + extra);
 
@@ -191,6 +202,14 @@ describe('judgeOverhead (usage.prompt_overhead)', () => {
     expect(v.findings?.[0]?.message).toContain('8 for the template, exactly what ChatML (Qwen 3) adds');
     const q25 = series(T.qwen2.counts.smoke + 29, T.qwen2.counts.unitA, { riu: 11, count: 10 });
     expect(judgeOverhead(q25, sys('qwen2')).findings?.[0]?.message).toContain('exactly what Qwen 2.5 adds');
+  });
+
+  it('trap: prompt_tokens that do not grow with the prompt (a constant a gateway makes up) count nothing: no hidden prompt read from their size', () => {
+    const constant = series(400, 0, { riu: 0, count: 0 });
+    const v = judgeOverhead(constant, withUsage(400));
+    expect(v.verdict).toBe('inconclusive');
+    expect(v.observed).toContain('do not grow with the prompt');
+    expect(codes(v)).not.toContain('hidden_prompt');
   });
 
   it('trap: a template that differs by a few tokens is no hidden prompt (a note says so)', () => {
