@@ -26,14 +26,22 @@ export async function blockedMerge(dir: string): Promise<{ args: string[]; out: 
     });
   });
   let freed = false;
-  const free = (said: string) => {
-    if (freed || !said.includes('merge interrupted')) return;
-    freed = true;
+  /**
+   * Gives the pipe a writer for a moment. ENXIO: no reader is waiting on it yet; the merge may still be
+   * about to open it as it quits (the signal can come between its temporary file and that open), so it is
+   * tried again, briefly, until a reader took it or the tries run out (no reader came: nothing holds the exit).
+   */
+  const unblock = (tries: number) => {
     try {
       closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
     } catch {
-      // ENXIO: no reader is waiting on the pipe, so nothing holds the exit.
+      if (tries > 0) setTimeout(() => unblock(tries - 1), 20).unref();
     }
+  };
+  const free = (said: string) => {
+    if (freed || !said.includes('merge interrupted')) return;
+    freed = true;
+    unblock(250);
   };
   return { args: ['merge', join(dir, 's1'), join(dir, 's2'), '--out', out], out, making, free };
 }
