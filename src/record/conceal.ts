@@ -14,10 +14,12 @@ import { redactStreamPieces } from '../boundary/stream-pieces.js';
  * and `chatprobe judge` redacts the stand-ins from its reports as the run redacted the secrets, so its
  * reports are the run's.
  *
- * A span the redaction finds that is not a plain piece of a secret (an escaped or re-encoded form, a secret
- * with characters slipped in) is filled with `*` (the same length); a secret too short to search for as a
- * fragment is removed where it stands whole, as [REDACTED]. Judgements that read those may differ, and
- * nothing of the secret is kept.
+ * A piece of a secret read backwards is the stand-in's piece read backwards. A span the redaction finds
+ * that is no such piece (an escaped or re-encoded form, a secret with characters slipped in) is filled
+ * with random characters of its shape (`shapeFill`: the text keeps its syntax, so a JSON body stays JSON);
+ * a secret too short to search for as a fragment is removed where it stands whole, as [REDACTED].
+ * Judgements that read those may differ (the record says the answer is altered), and nothing of the
+ * secret is kept.
  */
 export class Concealer {
   /** Each secret's stand-in, in the order of the secrets given. */
@@ -60,7 +62,7 @@ export class Concealer {
       out = '';
       let from = 0;
       for (const [s, e] of spans) {
-        out += text.slice(from, s) + this.standInFor(text.slice(s, e));
+        out += text.slice(from, s) + this.standInFor(text.slice(s, e), text, s);
         from = e;
       }
       out += text.slice(from);
@@ -79,7 +81,7 @@ export class Concealer {
     let concealed = '';
     let from = 0;
     for (const [s, e] of spans) {
-      concealed += whole.slice(from, s) + this.standInFor(whole.slice(s, e));
+      concealed += whole.slice(from, s) + this.standInFor(whole.slice(s, e), whole, s);
       from = e;
     }
     concealed += whole.slice(from);
@@ -103,25 +105,66 @@ export class Concealer {
     return out.map(this.whole);
   }
 
-  /** The stand-in for what the redaction found: the stand-in's part where the secret's part was, in its case; else `*`s. */
-  private standInFor(found: string): string {
+  /**
+   * The stand-in for what the redaction found: the stand-in's part where the secret's part was, in its
+   * case (read backwards where the secret was: the reversed stand-in's part); else a fill of the same shape.
+   */
+  private standInFor(found: string, text: string, at: number): string {
     const low = found.toLowerCase();
+    const back = [...low].reverse().join('');
     for (const { secret, standIn } of this.pairs) {
-      const i = secret.indexOf(low);
+      let i = secret.indexOf(low);
+      let part = standIn;
+      if (i < 0 && (i = secret.indexOf(back)) >= 0) part = [...standIn].reverse().join('');
       if (i < 0) continue;
+      if (part !== standIn) i = secret.length - i - found.length;
       let out = '';
       for (let k = 0; k < found.length; k++) {
-        const c = standIn[i + k]!;
+        const c = part[i + k]!;
         const f = found[k]!;
         out += f !== f.toLowerCase() ? c.toUpperCase() : f !== f.toUpperCase() ? c.toLowerCase() : c;
       }
       return out;
     }
     this.altered = true;
-    return '*'.repeat(found.length);
+    return shapeFill(found, text, at);
   }
 }
 
+/**
+ * A span no stand-in fits (an escaped or encoded form of a secret; digits of a number that happen to read
+ * as one), replaced by random characters of its shape, so that the text keeps its syntax: a JSON number
+ * stays a number, an escape stays an escape. A digit becomes a digit, a hex letter (a–f) a hex letter, any
+ * other letter a letter that is no hex digit, each in its case; kept are every other character, the
+ * letter of an escape (after a backslash, or the x of `&#x`), and a number's exponent (an e between a
+ * digit or a point and a digit or sign). `text` and `at`: the text the span stands in, and where.
+ */
+export function shapeFill(found: string, text: string, at: number): string {
+  const isDigit = (c: string | undefined) => c !== undefined && c >= '0' && c <= '9';
+  for (let attempt = 1; ; attempt++) {
+    let out = '';
+    for (let k = 0; k < found.length; k++) {
+      const c = found[k]!;
+      const before = text[at + k - 1];
+      const after = text[at + k + 1];
+      const lower = c.toLowerCase();
+      if (isDigit(c)) out += DIGITS[randomInt(10)];
+      else if (lower === c.toUpperCase() || before === '\\' || (lower === 'x' && before === '#')) out += c;
+      else if (lower === 'e' && (isDigit(before) || before === '.') && (isDigit(after) || after === '-' || after === '+')) out += c;
+      else {
+        const pool = lower >= 'a' && lower <= 'f' ? HEX_LETTERS : OTHER_LETTERS;
+        const r = pool[randomInt(pool.length)]!;
+        out += c === lower ? r : r.toUpperCase();
+      }
+    }
+    // A fill that is what was found (luck) would keep the secret's part: drawn again, unless the span is
+    // all kept characters (syntax, which holds nothing of a secret the fill could hide).
+    if (out.toLowerCase() !== found.toLowerCase() || attempt === 16) return out;
+  }
+}
+
+const HEX_LETTERS = 'abcdef';
+const OTHER_LETTERS = 'ghijklmnopqrstuvwxyz';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 const DIGITS = '0123456789';
 

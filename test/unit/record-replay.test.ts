@@ -9,6 +9,7 @@ import { LoopLag } from '../../src/engine/lag.js';
 import type { HttpRequest, HttpResponse, TransportFailure } from '../../src/http/client.js';
 import { resolveOptions, secretsOf } from '../../src/config/options.js';
 import { atLineEnds } from '../../src/record/body.js';
+import { shapeFill } from '../../src/record/conceal.js';
 import { RECORDED_STREAM_BYTES } from '../../src/record/format.js';
 import { RunRecord } from '../../src/record/recorder.js';
 import { readRecording, Replay, replayOptions } from '../../src/record/replay.js';
@@ -69,13 +70,13 @@ function stub(answer: (req: HttpRequest, tag: CallTag, n: number) => Answer & { 
   };
 }
 
-const options = (extra: Record<string, unknown> = {}) => resolveOptions({ baseUrl: 'http://127.0.0.1:1/v1', ...extra }, { OPENAI_API_KEY: KEY });
+const options = (extra: Record<string, unknown> = {}, key = KEY) => resolveOptions({ baseUrl: 'http://127.0.0.1:1/v1', ...extra }, { OPENAI_API_KEY: key });
 
 /** Runs `calls` against `transport` with a record kept; returns what they got and the record's path. */
-async function recorded<T>(transport: Transport, calls: (log: CallLog) => Promise<T>, extra: Record<string, unknown> = {}): Promise<{ got: T; path: string; text: string }> {
+async function recorded<T>(transport: Transport, calls: (log: CallLog) => Promise<T>, extra: Record<string, unknown> = {}, key = KEY): Promise<{ got: T; path: string; text: string }> {
   const dir = await tempDir();
   const path = join(dir, 'record.jsonl.gz');
-  const o = options(extra);
+  const o = options(extra, key);
   const boundary = Boundary.of(secretsOf(o));
   const record = new RunRecord(path, boundary, o, secretsOf(o));
   const log = new CallLog(transport, undefined, { retries: o.retries, rpm: undefined });
@@ -253,15 +254,36 @@ describe('the run record and its replay', () => {
     expect(Boundary.of([KEY]).redact(quote(run.got[1]))).toBe('got "key [REDACTED]..."');
   });
 
-  it('fills an echo no stand-in fits (the key JSON-escaped) with *, and says the answer is altered', async () => {
+  it('fills an echo no stand-in fits (the key JSON-escaped) with random characters of its shape, and says the answer is altered', async () => {
     const escaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
     const live = stub(() => ({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [[1, `{"choices":[{"message":{"content":"${escaped}"}}]}`]] }));
     const run = await recorded(live, (log) => log.send(chat('escaped'), 'p', 'm'));
     expect(JSON.stringify((run.got.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content)).toBe(JSON.stringify(KEY));
     expect(run.text).not.toContain(escaped.slice(0, 48));
     const again = await replayed(run.path, (log) => log.send(chat('escaped'), 'p', 'm'));
-    expect(again.got.text).toContain('*'.repeat(escaped.length));
+    // Still JSON, of the same length, the escapes still escapes: what a judgement parses is there to parse.
+    expect(again.got.text).toHaveLength(run.got.text.length);
+    const content = (again.got.json as { choices: { message: { content: string } }[] }).choices[0]!.message.content;
+    expect(content).toHaveLength(KEY.length);
+    expect(content.toLowerCase()).not.toContain(KEY.slice(0, 8));
     expect(again.replay.summary().partial).toEqual([run.got.callId]);
+  });
+
+  it('keeps a JSON number that happens to read as a secret backwards a number, the stand-in’s digits backwards (llama.cpp’s timings: 65.69 ms / 81 tokens)', async () => {
+    // A key that ends in 0123456789 (the real suite's); 65.69 / 81 = 0.8109876543209876… holds 98765432.
+    const key = 'sk-real-judge-test-0123456789';
+    const body = `{"choices":[{"message":{"content":"hi"}}],"timings":{"prompt_n":81,"prompt_per_token_ms":${65.69 / 81}}}`;
+    expect(Boundary.of([key]).secretSpans(body).length).toBeGreaterThan(0);
+    const live = stub(() => ({ status: 200, headers: { 'content-type': 'application/json' }, chunks: [[1, body]] }));
+    const run = await recorded(live, (log) => log.send(chat('timings'), 'p', 'm'), {}, key);
+    const standIn = JSON.parse(run.text.split('\n')[0]!).standIns[0] as string;
+    const again = await replayed(run.path, (log) => log.send(chat('timings'), 'p', 'm'));
+    const timings = (again.got.json as { timings: { prompt_per_token_ms: number } }).timings;
+    expect(typeof timings.prompt_per_token_ms).toBe('number');
+    expect(String(timings.prompt_per_token_ms)).not.toContain('98765432');
+    expect(String(timings.prompt_per_token_ms)).toContain([...standIn.slice(-8)].reverse().join('').slice(0, 6));
+    // A stand-in's swap, not an alteration: the judgement reads the same JSON, and judge has nothing to say.
+    expect(again.replay.summary().partial).toEqual([]);
   });
 
   it('says which requests it has no answer for, and which recorded calls were not asked for', async () => {
@@ -309,5 +331,20 @@ describe('a stream’s chunks cut at line ends', () => {
       [3, 'data: b\n\r'],
       [4, '\ndata: c'],
     ]);
+  });
+});
+
+describe('a fill of the shape of what it hides', () => {
+  it('keeps the syntax: digits stay digits, hex letters hex letters, an escape’s letter and a number’s exponent stay', () => {
+    for (let i = 0; i < 50; i++) {
+      const text = 'x 1.5e-7 \\u00e9ab k';
+      const found = text.slice(2, 17);
+      const fill = shapeFill(found, text, 2);
+      expect(fill).toHaveLength(found.length);
+      expect(fill).toMatch(/^\d\.\de-\d \\u\d\d[a-f]\d[a-f][a-f]$/);
+      expect(fill).not.toBe(found);
+      expect(JSON.parse(`[${fill.slice(0, 6)}, "${fill.slice(7)}"]`)).toHaveLength(2);
+    }
+    expect(shapeFill('Zq9', 'Zq9', 0)).toMatch(/^[G-Z][g-z]\d$/);
   });
 });
