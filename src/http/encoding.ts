@@ -33,6 +33,15 @@ const DECODERS = new Map<string, (bytes: Buffer, o: ZlibOptions) => Buffer>([
 export function decodeResponse(res: HttpResponse): HttpResponse {
   const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
   if (encoding === '' || encoding === 'identity' || res.encoding !== undefined || res.sunk) return res;
+  // The exchange and the record both read the decoded body: it is decoded once.
+  let decoded = DECODED.get(res);
+  if (!decoded) DECODED.set(res, (decoded = decodeBody(res, encoding)));
+  return decoded;
+}
+
+const DECODED = new WeakMap<HttpResponse, HttpResponse>();
+
+function decodeBody(res: HttpResponse, encoding: string): HttpResponse {
   const decode = DECODERS.get(encoding);
   if (!decode) return { ...res, encoding, undecodable: `a body in the ${encoding} encoding, which chatprobe does not decode` };
   if (res.truncated) return { ...res, encoding, undecodable: `a ${encoding} body cut at chatprobe's cap before its end: not decoded` };
