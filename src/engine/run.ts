@@ -24,11 +24,7 @@ export type RunStopCause = 'interrupted' | 'deadline' | 'budget';
  * plan's cells (engine/schedule.ts), and shape the report; or, for --dry-run, price the plan (planAudit).
  */
 
-export type { BillingPlan } from './discover.js';
 export type { PlanSummary } from './cost.js';
-export { shardPlan } from './plan.js';
-export { chainOf } from './schedule.js';
-export { writeReserveMs } from './stop.js';
 
 export interface AuditHooks {
   /** Called after each result, for progress lines; `inFlight`: calls holding a slot (at most --concurrency), `queued`: calls waiting for one. */
