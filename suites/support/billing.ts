@@ -5,7 +5,8 @@ import type { Finding } from '../../src/results/model.js';
 import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import { billingView } from '../../src/billing/view.js';
 import { CALIBRATION_MS, fmt, memoryOf, MeterWatch, spanFor } from '../../src/billing/watch.js';
-import { attribution, latenessOf } from '../../src/billing/settle.js';
+import { attribution, latenessOf, watchedMs } from '../../src/billing/settle.js';
+import { pricedAsOther } from '../../src/billing/priced-as.js';
 import { priceCall, tolerance as within } from '../../src/billing/prices.js';
 import { countingPrompt } from './prompts.js';
 import { readChoices } from '../../src/wire/completion.js';
@@ -48,27 +49,29 @@ export const METERED_SET = defineShared<MeteredSet>({
     // Settled again only once this set's control read agrees.
     memory.settled = false;
     // What is learnt of the meter's lateness is the run's, for the next model's set too.
-    const learn = (ms: number | undefined) => {
+    const learn = (ms: number | undefined, late: boolean) => {
       if (ms !== undefined) memory.lateMs = Math.max(memory.lateMs ?? 0, ms);
+      if (late) memory.late = true;
     };
     const w = new MeterWatch(m);
-    const start = await w.quiet(memory.lateMs);
+    const start = await w.quiet({ knownLateMs: memory.lateMs, settled: set.afterSettled === true });
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
     set.quiet = start.movedAtMs === undefined ? { ms: start.ms } : { ms: start.ms, movedAtMs: start.movedAtMs };
-    learn(start.movedAtMs);
-    // A meter that shows charges late: any lateness seen in the run so far, or a charge landing in the quiet check.
-    let late = (memory.lateMs ?? 0) > 0;
+    learn(start.movedAtMs, start.movedAtMs !== undefined);
     let before = start.used;
     for (const call of CALLS) {
       const sentAt = w.now;
       // Sent once, and with the limits as written: the bill is compared with them (no room for reasoning).
       const x = call.stream ? await ctx.stream(call.body, { once: true, exact: true }) : await ctx.chat(call.body, { once: true, exact: true });
-      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late, calibrate: call.label === 'plain' && !set.afterSettled });
+      const answeredAt = w.answered(x);
+      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late: memory.late === true, calibrate: call.label === 'plain' && !set.afterSettled, first: call.label === 'plain' });
       if ('problem' in after) return { ...set, unmeasurable: after.problem };
       const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before, sentAt, untilAt: after.untilAt };
+      if (answeredAt !== sentAt) c.answeredAt = answeredAt;
       if (after.lagMs !== undefined) c.lagMs = after.lagMs;
-      learn(after.lagMs);
-      late ||= (after.lagMs ?? 0) > 0;
+      if (after.atOnce) c.atOnce = true;
+      // A charge shown at the first read was shown at once: that read's own time is no lateness.
+      learn(after.atOnce ? 0 : after.lagMs, after.lagMs !== undefined && !after.atOnce);
       set.calls.push(c);
       before = after.used;
       if (call.label === 'plain' && c.lagMs === undefined) {
@@ -80,8 +83,14 @@ export const METERED_SET = defineShared<MeteredSet>({
     }
     set.windowMs = spanFor(latenessOf(set));
     // The control: a charge that arrives after its call seemed settled would have been given to the next call.
-    const control = await w.control(before, set.windowMs);
-    if ('problem' in control) return { ...set, unmeasurable: control.problem };
+    const lastCall = set.calls.at(-1)!;
+    const stillSince = lastCall.lagMs === undefined ? lastCall.sentAt : (lastCall.answeredAt ?? lastCall.sentAt) + lastCall.lagMs;
+    const control = await w.control(before, set.windowMs, stillSince);
+    if ('problem' in control) {
+      // The meter is later than this set learnt: the next set knows it (its quiet check and windows wait that long).
+      learn(w.now - (lastCall.answeredAt ?? lastCall.sentAt), true);
+      return { ...set, unmeasurable: control.problem };
+    }
     set.controlAt = control.at;
     memory.settled = true;
     return set;
@@ -119,13 +128,15 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  */
 function settlementNote(set: MeteredSet): Finding[] {
   const late = latenessOf(set);
-  if (late === 0 || !set.quiet) return [];
+  if (late === 0 || !set.quiet || set.calls.length === 0) return [];
   const landed = set.quiet.movedAtMs === undefined ? '' : ` (a charge of the audit's earlier calls landed ${secs(set.quiet.movedAtMs)} into it)`;
   const known = set.knownLateMs ? `, ${secs(set.knownLateMs)} in this run before this model` : '';
+  // What was measured: each call from its answer to the read its deduction was counted to (the last call's: the control read).
+  const watched = Math.min(...set.calls.map((_, i) => watchedMs(set, i)));
   return [
     note(
       'settlement',
-      `the balance was watched ${secs(set.quiet.ms)} with nothing sent before the calls${landed}; this meter showed charges up to ${secs(late)} after their call${known}, and each call was watched at least ${secs(set.windowMs)}`,
+      `the balance was watched ${secs(set.quiet.ms)} with nothing sent before the calls${landed}; this meter showed charges up to ${secs(late)} after their call${known}, and each call was watched at least ${secs(watched)} after its answer`,
     ),
   ];
 }
@@ -187,6 +198,7 @@ function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Findin
   const unit = set.meter.unit;
   const out: Finding[] = [];
   const matched: string[] = [];
+  const other = pricedAsOther(set);
   for (const label of labels) {
     const c = call(set, label);
     const p = priceCall(list, set.model, c, set.meter);
@@ -199,9 +211,8 @@ function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Findin
       continue;
     }
     const over = c.deducted > p.expected;
-    if (p.pricedAs) {
-      const names = p.pricedAs.join(', ');
-      out.push((over ? fail : warn)('priced_as_other', `${said}: what ${names} cost${p.pricedAs.length === 1 ? 's' : ''} there (billed as another model${over ? ', dearer' : ', cheaper'})`));
+    if (other !== undefined) {
+      out.push((over ? fail : warn)('priced_as_other', `${said}: what ${other} costs there, as every billed call of the set was (billed as another model${over ? ', dearer' : ', cheaper'})`));
     } else if (over && list.models[set.model]?.outputGuessed && u.completion > 0) {
       // The control: the list's own completion price. Without one the output was priced at a guessed ratio of 1.
       out.push(warn('billed_above_price', `${said}: billed more than the list says, but the list gives no completion ratio for ${set.model} (taken as 1; new-api's built-in ratio for it may be higher)`));
