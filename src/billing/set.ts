@@ -38,6 +38,11 @@ export interface MeteredCall {
   answeredAt?: number;
   /** When the read the deduction is counted to was taken: the balance had held still since `sentAt + lagMs`. */
   untilAt: number;
+  /**
+   * The call's tokens as the tokenizer the usage series named counts them (the prompt sent under the
+   * template the smoke call showed, the answer's text), where it named one and the answer is a known text.
+   */
+  counted?: { prompt: number; completion: number };
 }
 
 export interface MeteredSet {
@@ -60,6 +65,8 @@ export interface MeteredSet {
   afterSettled?: boolean;
   /** When the control read after the last call was taken: the last call's window ends there. */
   controlAt?: number;
+  /** Who counted the calls' `counted` tokens, in words: the family, and the template its prompt count takes. */
+  countedBy?: string;
   /** The price list of the run (--prices), and the model the calls asked for. */
   prices?: PriceList;
   model?: string;
