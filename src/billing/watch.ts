@@ -41,10 +41,8 @@ const MOVES_MAX = 4;
 
 /** What the run has learnt of its meter, kept from one model's set to the next (they run one at a time). */
 export interface MeterMemory {
-  /** The longest the meter took to show a charge, ms; undefined: nothing learnt yet. */
+  /** The longest the meter took to show a charge, ms (0: at the first read after the call); undefined: nothing learnt yet. */
   lateMs?: number;
-  /** The meter showed a charge after the first read that followed its call, or in a quiet check: it bills late. */
-  late?: boolean;
   /**
    * The last set ended with its control read: every charge of the run's calls so far had landed (the
    * audit's other calls all came before the first set), so nothing is pending when the next set begins.

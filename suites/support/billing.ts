@@ -52,9 +52,8 @@ export const METERED_SET = defineShared<MeteredSet>({
     // Settled again only once this set's control read agrees.
     memory.settled = false;
     // What is learnt of the meter's lateness is the run's, for the next model's set too.
-    const learn = (ms: number | undefined, late: boolean) => {
+    const learn = (ms: number | undefined) => {
       if (ms !== undefined) memory.lateMs = Math.max(memory.lateMs ?? 0, ms);
-      if (late) memory.late = true;
     };
     // The tokenizer the usage series named, where the usage probes made it (nothing is sent for it here).
     const series = await ctx.made?.(USAGE_SERIES);
@@ -64,14 +63,14 @@ export const METERED_SET = defineShared<MeteredSet>({
     const start = await w.quiet({ knownLateMs: memory.lateMs, settled: set.afterSettled === true });
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
     set.quiet = start.movedAtMs === undefined ? { ms: start.ms } : { ms: start.ms, movedAtMs: start.movedAtMs };
-    learn(start.movedAtMs, start.movedAtMs !== undefined);
+    learn(start.movedAtMs);
     let before = start.used;
     for (const call of CALLS) {
       const sentAt = w.now;
       // Sent once, and with the limits as written: the bill is compared with them (no room for reasoning).
       const x = call.stream ? await ctx.stream(call.body, { once: true, exact: true }) : await ctx.chat(call.body, { once: true, exact: true });
       const answeredAt = w.answered(x);
-      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late: memory.late === true, calibrate: call.label === 'plain' && !set.afterSettled, first: call.label === 'plain' });
+      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late: (memory.lateMs ?? 0) > 0, calibrate: call.label === 'plain' && !set.afterSettled, first: call.label === 'plain' });
       if ('problem' in after) return { ...set, unmeasurable: after.problem };
       const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before, sentAt, untilAt: after.untilAt };
       // The plain call and the stream send a known text (usage-texts.ts billingPrompt), and ask for one.
@@ -81,7 +80,7 @@ export const METERED_SET = defineShared<MeteredSet>({
       if (after.lagMs !== undefined) c.lagMs = after.lagMs;
       if (after.atOnce) c.atOnce = true;
       // A charge shown at the first read was shown at once: that read's own time is no lateness.
-      learn(after.atOnce ? 0 : after.lagMs, after.lagMs !== undefined && !after.atOnce);
+      learn(after.atOnce ? 0 : after.lagMs);
       set.calls.push(c);
       before = after.used;
       if (call.label === 'plain' && c.lagMs === undefined) {
@@ -98,7 +97,7 @@ export const METERED_SET = defineShared<MeteredSet>({
     const control = await w.control(before, set.windowMs, stillSince);
     if ('problem' in control) {
       // The meter is later than this set learnt: the next set knows it (its quiet check and windows wait that long).
-      learn(w.now - (lastCall.answeredAt ?? lastCall.sentAt), true);
+      learn(w.now - (lastCall.answeredAt ?? lastCall.sentAt));
       return { ...set, unmeasurable: control.problem };
     }
     set.controlAt = control.at;
