@@ -32,7 +32,9 @@ export async function findMeter(log: MeterLine, baseUrl: string): Promise<MeterS
       async read() {
         const x = await log.send({ method: 'GET', ...kind.request, maxBodyBytes: 64 * 1024 }, METER_PROBE, undefined);
         const v = readMeter(kind, x);
-        return typeof v === 'number' ? { used: v, callId: x.callId } : { failed: v, callId: x.callId };
+        // When the answer came, by the recorded times of the exchange (a replay reads the same).
+        const at = x.status === undefined ? {} : { at: x.startedAt + x.durationMs };
+        return typeof v === 'number' ? { used: v, callId: x.callId, ...at } : { failed: v, callId: x.callId, ...at };
       },
       // By the log's clock: a replay of the run (record/replay.ts) does not wait.
       wait: (ms) => log.wait(ms),

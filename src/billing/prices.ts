@@ -197,11 +197,21 @@ export function tolerance(step: number, ...amounts: number[]): number {
   return Math.max(step, 0.02 * Math.max(...amounts.map(Math.abs)), 1e-12);
 }
 
-/** A call beside the list: what it should have cost, whether it did, and which other models it cost as. */
-export type Priced = { missing: string } | { expected: number; matches: boolean; pricedAs?: string[] };
+/**
+ * How far a deduction may stray from another model's price for that model to be named: the meter's step
+ * (new-api rounds each charge to whole quota units) and 0.1% for float noise, no more. The 2% of
+ * `tolerance` would let one of a few hundred listed models match almost any deduction by chance.
+ */
+export function exactly(step: number, ...amounts: number[]): number {
+  return Math.max(step, 0.001 * Math.max(...amounts.map(Math.abs)), 1e-12);
+}
 
-/** Other models a deduction matches, at most this many named. */
-const NAMED = 3;
+/**
+ * A call beside the list: what it should have cost and whether it did; `pricedAs`: the other models whose
+ * price for the call's tokens is the deduction exactly (`exactly`), and `near`, how many others are within
+ * `tolerance` of it. Which of them, if any, the set was billed as is priced-as.ts's to say, from every call.
+ */
+export type Priced = { missing: string } | { expected: number; matches: boolean; pricedAs?: string[]; near?: number };
 
 /**
  * One billed call beside the price list: undefined when there is nothing to price (the refused call, a
@@ -219,8 +229,9 @@ export function priceCall(list: PriceList, model: string, c: { label: string; x:
   // Nothing billed matches every free model: no model's price is told by it.
   if (c.deducted <= 0) return { expected, matches: false };
   const others = Object.entries(list.models)
-    .filter(([id, p]) => id !== model && near(listedCost(list, p, usage, meter.unit)!))
-    .map(([id]) => id)
-    .sort();
-  return others.length > 0 ? { expected, matches: false, pricedAs: others.slice(0, NAMED) } : { expected, matches: false };
+    .filter(([id]) => id !== model)
+    .map(([id, p]) => ({ id, cost: listedCost(list, p, usage, meter.unit)! }))
+    .filter((o) => near(o.cost));
+  const exact = others.filter((o) => Math.abs(c.deducted - o.cost) <= exactly(meter.step, o.cost, c.deducted)).map((o) => o.id).sort();
+  return exact.length > 0 ? { expected, matches: false, pricedAs: exact, near: others.length } : { expected, matches: false };
 }

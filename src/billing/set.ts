@@ -13,9 +13,10 @@ export const METERED_KEY = 'billing.set';
 export type MeteredLabel = 'plain' | 'stream' | 'short' | 'failed';
 
 /**
- * Times are on the set's clock: milliseconds of waiting asked for since the quiet check began (the meter's
- * waits, engine/calls.ts CallClock: a replay of the run asks the same waits and gets the same readings, so
- * it judges the same). Real time runs ahead of it by the reads' and the calls' own durations, never behind.
+ * Times are on the set's clock (billing/watch.ts): milliseconds since the quiet check's first read was
+ * answered, by the recorded answer times of the reads and the calls (a replay of the run is given the same
+ * readings at the same times, so it judges the same); by the waits asked, for a meter whose reads carry no
+ * times.
  */
 export interface MeteredCall {
   label: MeteredLabel;
@@ -24,15 +25,24 @@ export interface MeteredCall {
   limit: number;
   /** How much the amount used grew between the read before it and the settled read after it. */
   deducted: number;
-  /** Milliseconds after the answer until the meter showed the amount it settled at (undefined: it did not move). */
+  /** Milliseconds after the answer until the read that showed the amount it settled at (undefined: it did not move). */
   lagMs?: number;
   /**
-   * When the call was sent, the read its deduction is counted from taken just before (and when it was
-   * answered: the set's clock does not run during a call).
+   * The balance showed the charge at the first read after the answer: the meter showed it at once, and
+   * `lagMs` is that read's own time, no lateness of the meter's.
    */
+  atOnce?: boolean;
+  /** When the read its deduction is counted from was answered, just before the call was sent. */
   sentAt: number;
+  /** When the call's answer came (a stream's: its end); undefined: at `sentAt` (a meter whose reads carry no times). */
+  answeredAt?: number;
   /** When the read the deduction is counted to was taken: the balance had held still since `sentAt + lagMs`. */
   untilAt: number;
+  /**
+   * The call's tokens as the tokenizer the usage series named counts them (the prompt sent under the
+   * template the smoke call showed, the answer's text), where it named one and the answer is a known text.
+   */
+  counted?: { prompt: number; completion: number };
 }
 
 export interface MeteredSet {
@@ -55,6 +65,8 @@ export interface MeteredSet {
   afterSettled?: boolean;
   /** When the control read after the last call was taken: the last call's window ends there. */
   controlAt?: number;
+  /** Who counted the calls' `counted` tokens, in words: the family, and the template its prompt count takes. */
+  countedBy?: string;
   /** The price list of the run (--prices), and the model the calls asked for. */
   prices?: PriceList;
   model?: string;

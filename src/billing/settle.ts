@@ -30,15 +30,26 @@ export const FIT = 1.5;
 
 /** The longest this run has seen the meter take to show a charge (ms): earlier sets, the quiet check, and this set's calls. */
 export function latenessOf(set: MeteredSet): number {
-  return Math.max(set.knownLateMs ?? 0, set.quiet?.movedAtMs ?? 0, ...set.calls.map((c) => c.lagMs ?? 0));
+  return Math.max(set.knownLateMs ?? 0, set.quiet?.movedAtMs ?? 0, ...set.calls.map((c) => (c.atOnce ? 0 : (c.lagMs ?? 0))));
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** When a call's answer came on the set's clock. */
+const answerOf = (c: MeteredCall) => c.answeredAt ?? c.sentAt;
+
+/** How long the set's `i`th call was watched after its answer: to its settled read, the last call's to the control read. */
+export function watchedMs(set: MeteredSet, i: number): number {
+  const c = set.calls[i]!;
+  const last = i === set.calls.length - 1;
+  return (last && set.controlAt !== undefined ? set.controlAt : c.untilAt) - answerOf(c);
+}
+
 /**
  * The calls whose deduction cannot be given to them, each with why; a call not in the map is attributed.
  * With a price list, a deduction that is exactly what the list says the call costs is the call's own
- * whatever the timing: it fits the call it is given to.
+ * whatever the timing (it fits the call it is given to), unless it is as well what the list says an
+ * earlier call of the set costs (`pricedOwn`).
  */
 export function attribution(set: MeteredSet): Map<MeteredLabel, string> {
   const out = new Map<MeteredLabel, string>();
@@ -49,8 +60,7 @@ export function attribution(set: MeteredSet): Map<MeteredLabel, string> {
   set.calls.forEach((c, i) => {
     const why = timingFault(set, c, i, need, seen);
     if (why === undefined) return;
-    const priced = set.prices && set.model !== undefined ? priceCall(set.prices, set.model, c, set.meter) : undefined;
-    if (priced && 'expected' in priced && priced.matches) return;
+    if (pricedOwn(set, c, i)) return;
     out.set(c.label, why);
   });
   return out;
@@ -64,11 +74,10 @@ function timingFault(set: MeteredSet, c: MeteredCall, i: number, need: number, s
     return `the ${c.label} call's deduction cannot be told from a late charge: ${seen}, and nothing landed in the ${s(c.sentAt)} the balance was watched before it, so charges still pending from the audit's earlier calls may have landed with its own (a gateway that writes in batches writes them together)`;
   }
   const prev = set.calls[i - 1];
-  if (prev && c.sentAt - prev.sentAt < need) {
-    return `the ${c.label} call's deduction cannot be told from a late charge: it was sent ${s(c.sentAt - prev.sentAt)} after the ${prev.label} call and ${seen}, so the ${prev.label} call's charge may have landed in its window`;
+  if (prev && c.sentAt - answerOf(prev) < need) {
+    return `the ${c.label} call's deduction cannot be told from a late charge: it was sent ${s(c.sentAt - answerOf(prev))} after the ${prev.label} call's answer and ${seen}, so the ${prev.label} call's charge may have landed in its window`;
   }
-  const last = i === set.calls.length - 1;
-  const watched = (last && set.controlAt !== undefined ? set.controlAt : c.untilAt) - c.sentAt;
+  const watched = watchedMs(set, i);
   if (c.lagMs === undefined && watched < CALIBRATION_MS) {
     return `the ${c.label} call's zero cannot be believed: it was watched ${s(watched)} and ${seen} (a gateway that writes in batches may show a charge any time up to its interval after the call), so its charge may have landed after`;
   }
@@ -76,4 +85,22 @@ function timingFault(set: MeteredSet, c: MeteredCall, i: number, need: number, s
     return `the ${c.label} call's deduction may be incomplete: it was watched ${s(watched)} and ${seen}, so more of its charge may have landed after`;
   }
   return undefined;
+}
+
+/**
+ * The call's deduction is what the list says it costs, and no earlier call of the set, whose late charge
+ * may be what landed in its window, costs that too. The stream is the plain request streamed: the same
+ * tokens, the same price, so the plain call's charge landing late in the stream's window (the stream's own
+ * never coming) matches the stream's price as well as its own charge would.
+ */
+function pricedOwn(set: MeteredSet, c: MeteredCall, i: number): boolean {
+  const list = set.prices;
+  const model = set.model;
+  if (!list || model === undefined) return false;
+  const priced = priceCall(list, model, c, set.meter);
+  if (!priced || !('expected' in priced) || !priced.matches) return false;
+  return !set.calls.slice(0, i).some((earlier) => {
+    const as = priceCall(list, model, { label: earlier.label, x: earlier.x, deducted: c.deducted }, set.meter);
+    return as !== undefined && 'expected' in as && as.matches;
+  });
 }

@@ -196,6 +196,11 @@ class CellContext implements ProbeContext, CallObserver {
     return this.evidenceOf(entry as { value: Promise<T>; calls: string[] });
   }
 
+  made<T>(s: SharedExchange<T>): Promise<T> | undefined {
+    const entry = this.row.shared.get(s.key);
+    return entry ? this.evidenceOf(entry as { value: Promise<T>; calls: string[] }) : undefined;
+  }
+
   /** A shared exchange's value, its calls made this cell's evidence once it is there. */
   private async evidenceOf<T>(entry: { value: Promise<T>; calls: string[] }): Promise<T> {
     const value = await entry.value;

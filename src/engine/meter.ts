@@ -7,8 +7,12 @@ import type { Exchange } from './exchange.js';
  * a probe declares (`ProbeDefinition.meter`).
  */
 
-/** One read of the meter: the amount used so far, or why there is none, and the call that read it. */
-export type Reading = { used: number; callId: string } | { failed: string; callId: string };
+/**
+ * One read of the meter: the amount used so far, or why there is none, and the call that read it. `at`:
+ * when its answer came (performance.now() ms, the exchange's startedAt + durationMs: kept in the record,
+ * so a replay reads the same times); absent for a meter that gives no times (a test's virtual one).
+ */
+export type Reading = ({ used: number } | { failed: string }) & { callId: string; at?: number };
 
 /** How the run reads the balance, once a meter answered. */
 export interface Meter {

@@ -179,6 +179,12 @@ export interface ProbeContext {
   loopLagMs(from: number, to: number): number;
   /** A shared exchange of this model: sent by the first probe that asks; concurrent askers share the call. */
   shared<T>(s: SharedExchange<T>): Promise<T>;
+  /**
+   * A shared exchange of this model as another probe of the run made it, or undefined when none did: never
+   * sent from here. A probe scheduled alone reads only those it declares (`reads`): the others are let go
+   * before it runs.
+   */
+  made?<T>(s: SharedExchange<T>): Promise<T> | undefined;
 }
 
 /** What a probe's run decides; the engine adds ids, evidence, outcome and timing. */
@@ -214,6 +220,12 @@ export interface ProbeDefinition {
    * Model scope only. The model's smoke answer is let go by then: such a probe does not read ctx.control().
    */
   schedule?: 'alone';
+  /**
+   * Shared exchanges of other probes this one reads where they were made (ctx.made), never sending them:
+   * kept for it once its model's other probes are done (a probe scheduled alone runs after that). Costs
+   * nothing of its own: a run without the probes that make them reads nothing.
+   */
+  reads?: readonly SharedExchange<unknown>[];
   /**
    * Reads the calling key's balance (`ctx.meter`), found through this source (billing/find.ts) once a run,
    * before the plan. With no balance route that answers, or billing turned off, or --shard, the probe

@@ -68,6 +68,8 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
   // Probes scheduled `alone` (the billing probes) run last, one model at a time, with nothing else in flight (phase 2).
   const aloneProbes = modelProbes.filter((p) => p.schedule === 'alone');
   const freeProbes = modelProbes.filter((p) => p.schedule !== 'alone').map((p) => ({ p, chain: chainOf(p, how.samples) }));
+  // Shared exchanges the alone probes read where other probes made them (ProbeDefinition.reads).
+  const keptForAlone = new Set(aloneProbes.flatMap((p) => (p.reads ?? []).map((s) => s.key)));
   const total = plan.models.length * modelProbes.length + targetProbes.length;
   let done = 0;
   const emit = (r: ProbeResult) => {
@@ -102,10 +104,10 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
     release(state);
   };
 
-  /** Memory follows the probes in flight, not the models × probes of the run. */
+  /** Memory follows the probes in flight, not the models × probes of the run; what the alone probes read stays for them. */
   const release = (state: ModelState) => {
     if (--state.pending > 0) return;
-    state.shared.clear();
+    for (const key of state.shared.keys()) if (!keptForAlone.has(key)) state.shared.delete(key);
     state.smoke = undefined;
   };
 

@@ -20,6 +20,7 @@ export const PROFILE_NAMES = [
   'reasoning',
   'billing',
   'billing-late',
+  'billing-tokens',
   'wrong-base-url',
   'rebuilding-gateway',
   'huge-errors',

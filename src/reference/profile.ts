@@ -120,6 +120,8 @@ export const BillingQuirks = z.object({
   stream: z.enum(['usage', 'free', 'double']).default('usage'),
   /** Completion billed at the limit asked for, not at the tokens used. */
   byLimit: z.boolean().default(false),
+  /** Prompt tokens charged on every answered call beyond the usage reported: a relay that bills a prompt it injects and does not report. */
+  unreported: z.number().int().min(0).default(0),
 });
 export type BillingQuirks = z.infer<typeof BillingQuirks>;
 

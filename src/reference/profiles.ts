@@ -17,6 +17,7 @@ import streamTools from '../../fixtures/profiles/stream-tools.json' with { type:
 import reasoning from '../../fixtures/profiles/reasoning.json' with { type: 'json' };
 import billing from '../../fixtures/profiles/billing.json' with { type: 'json' };
 import billingLate from '../../fixtures/profiles/billing-late.json' with { type: 'json' };
+import billingTokens from '../../fixtures/profiles/billing-tokens.json' with { type: 'json' };
 import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { type: 'json' };
 import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
 import hugeErrors from '../../fixtures/profiles/huge-errors.json' with { type: 'json' };
@@ -43,6 +44,7 @@ const BUNDLED: Record<string, unknown> = {
   reasoning: reasoning,
   billing: billing,
   'billing-late': billingLate,
+  'billing-tokens': billingTokens,
   'wrong-base-url': wrongBaseUrl,
   'rebuilding-gateway': rebuildingGateway,
   'huge-errors': hugeErrors,

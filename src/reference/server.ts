@@ -212,7 +212,7 @@ function costOf(bill: NonNullable<Incoming['bill']>, reply: Reply | undefined): 
   if (reply && reply.status >= 400) return q.failures === 'bill' ? Math.round((bill.limit ?? 0) * q.completion + q.perCall) : 0;
   if (!bill.usage) return 0;
   const completion = q.byLimit && bill.limit !== undefined ? bill.limit : bill.usage.completion;
-  const amount = Math.round(bill.usage.prompt * q.prompt + completion * q.completion + q.perCall);
+  const amount = Math.round((bill.usage.prompt + q.unreported) * q.prompt + completion * q.completion + q.perCall);
   if (!bill.streamed) return amount;
   return q.stream === 'free' ? 0 : q.stream === 'double' ? 2 * amount : amount;
 }

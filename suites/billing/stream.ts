@@ -1,5 +1,6 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { BALANCE_ROUTES } from '../../src/billing/find.js';
+import { USAGE_SERIES } from '../support/usage.js';
 import { judgeStreamBilling, METERED_SET } from '../support/billing.js';
 
 export default defineProbe({
@@ -12,6 +13,8 @@ export default defineProbe({
   // Read around each billed call, the balance must move for nothing else: after every other probe, alone.
   schedule: 'alone',
   meter: BALANCE_ROUTES,
+  // The usage series, where the usage probes made it: the plain call's and the stream's tokens as the tokenizer it names counts them.
+  reads: [USAGE_SERIES],
   async run(ctx) {
     return judgeStreamBilling(await ctx.shared(METERED_SET));
   },

@@ -5,10 +5,12 @@ import type { Finding } from '../../src/results/model.js';
 import { METERED_KEY, type MeteredCall, type MeteredLabel, type MeteredSet } from '../../src/billing/set.js';
 import { billingView } from '../../src/billing/view.js';
 import { CALIBRATION_MS, fmt, memoryOf, MeterWatch, spanFor } from '../../src/billing/watch.js';
-import { attribution, latenessOf } from '../../src/billing/settle.js';
-import { priceCall, tolerance as within } from '../../src/billing/prices.js';
-import { countingPrompt } from './prompts.js';
+import { attribution, latenessOf, watchedMs } from '../../src/billing/settle.js';
+import { pricedAsOther } from '../../src/billing/priced-as.js';
+import { listedCost, priceCall, tolerance as within } from '../../src/billing/prices.js';
+import { BILLING_COUNT_TO, countingPrompt } from './prompts.js';
 import { readChoices } from '../../src/wire/completion.js';
+import { countedAnswer, countedPrompt, counterOf, END_SLACK, familyLabel, USAGE_SERIES, type TokenCounter } from './usage.js';
 
 /**
  * The known set: each call with an explicit limit. `plain` asks for more than its limit allows, so the
@@ -17,13 +19,15 @@ import { readChoices } from '../../src/wire/completion.js';
  * a role no server accepts.
  */
 export const BILLING_LIMITS = { plain: 16, short: 64, failed: 16 } as const;
-const PLAIN: ChatBody = { messages: [{ role: 'user', content: countingPrompt(50) }], max_tokens: BILLING_LIMITS.plain, temperature: 0 };
+const PLAIN: ChatBody = { messages: [{ role: 'user', content: countingPrompt(BILLING_COUNT_TO) }], max_tokens: BILLING_LIMITS.plain, temperature: 0 };
 const SHORT: ChatBody = { messages: [{ role: 'user', content: SMOKE_PROMPT }], max_tokens: BILLING_LIMITS.short, temperature: 0 };
 const FAILED: ChatBody = { messages: [{ role: 'chatprobe-invalid-role', content: SMOKE_PROMPT }], max_tokens: BILLING_LIMITS.failed };
 
+const STREAM: ChatBody = { ...PLAIN, stream_options: { include_usage: true } };
+
 const CALLS: readonly { label: MeteredLabel; body: ChatBody; stream?: true }[] = [
   { label: 'plain', body: PLAIN },
-  { label: 'stream', body: { ...PLAIN, stream_options: { include_usage: true } }, stream: true },
+  { label: 'stream', body: STREAM, stream: true },
   { label: 'short', body: SHORT },
   { label: 'failed', body: FAILED },
 ];
@@ -51,24 +55,32 @@ export const METERED_SET = defineShared<MeteredSet>({
     const learn = (ms: number | undefined) => {
       if (ms !== undefined) memory.lateMs = Math.max(memory.lateMs ?? 0, ms);
     };
+    // The tokenizer the usage series named, where the usage probes made it (nothing is sent for it here).
+    const series = await ctx.made?.(USAGE_SERIES);
+    const counter = series ? counterOf(series) : undefined;
+    if (counter) set.countedBy = `${familyLabel(counter.family)} (usage.tokenizer's exact fit), the prompt with ${counter.template}`;
     const w = new MeterWatch(m);
-    const start = await w.quiet(memory.lateMs);
+    const start = await w.quiet({ knownLateMs: memory.lateMs, settled: set.afterSettled === true });
     if ('problem' in start) return { ...set, unmeasurable: start.problem };
     set.quiet = start.movedAtMs === undefined ? { ms: start.ms } : { ms: start.ms, movedAtMs: start.movedAtMs };
     learn(start.movedAtMs);
-    // A meter that shows charges late: any lateness seen in the run so far, or a charge landing in the quiet check.
-    let late = (memory.lateMs ?? 0) > 0;
     let before = start.used;
     for (const call of CALLS) {
       const sentAt = w.now;
       // Sent once, and with the limits as written: the bill is compared with them (no room for reasoning).
       const x = call.stream ? await ctx.stream(call.body, { once: true, exact: true }) : await ctx.chat(call.body, { once: true, exact: true });
-      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late, calibrate: call.label === 'plain' && !set.afterSettled });
+      const answeredAt = w.answered(x);
+      const after = await w.watch(call.label, before, { knownLateMs: memory.lateMs, late: (memory.lateMs ?? 0) > 0, calibrate: call.label === 'plain' && !set.afterSettled, first: call.label === 'plain' });
       if ('problem' in after) return { ...set, unmeasurable: after.problem };
       const c: MeteredCall = { label: call.label, x, limit: call.body.max_tokens as number, deducted: after.used - before, sentAt, untilAt: after.untilAt };
+      // The plain call and the stream send a known text (usage-texts.ts billingPrompt), and ask for one.
+      const counted = counter && (call.label === 'plain' || call.label === 'stream') ? countedCall(counter, x) : undefined;
+      if (counted) c.counted = counted;
+      if (answeredAt !== sentAt) c.answeredAt = answeredAt;
       if (after.lagMs !== undefined) c.lagMs = after.lagMs;
-      learn(after.lagMs);
-      late ||= (after.lagMs ?? 0) > 0;
+      if (after.atOnce) c.atOnce = true;
+      // A charge shown at the first read was shown at once: that read's own time is no lateness.
+      learn(after.atOnce ? 0 : after.lagMs);
       set.calls.push(c);
       before = after.used;
       if (call.label === 'plain' && c.lagMs === undefined) {
@@ -80,8 +92,14 @@ export const METERED_SET = defineShared<MeteredSet>({
     }
     set.windowMs = spanFor(latenessOf(set));
     // The control: a charge that arrives after its call seemed settled would have been given to the next call.
-    const control = await w.control(before, set.windowMs);
-    if ('problem' in control) return { ...set, unmeasurable: control.problem };
+    const lastCall = set.calls.at(-1)!;
+    const stillSince = lastCall.lagMs === undefined ? lastCall.sentAt : (lastCall.answeredAt ?? lastCall.sentAt) + lastCall.lagMs;
+    const control = await w.control(before, set.windowMs, stillSince);
+    if ('problem' in control) {
+      // The meter is later than this set learnt: the next set knows it (its quiet check and windows wait that long).
+      learn(w.now - (lastCall.answeredAt ?? lastCall.sentAt));
+      return { ...set, unmeasurable: control.problem };
+    }
     set.controlAt = control.at;
     memory.settled = true;
     return set;
@@ -89,6 +107,20 @@ export const METERED_SET = defineShared<MeteredSet>({
 });
 
 export { fmt };
+
+/**
+ * A counting call's tokens as the counter's family counts them: the prompt sent (the table's count, under
+ * the template the smoke call showed) and the answer's text, where it is the start of "1, 2, …" and nothing
+ * was reasoned (what reasoning costs, no text shows); undefined otherwise.
+ */
+function countedCall(counter: TokenCounter, x: Exchange): { prompt: number; completion: number } | undefined {
+  if (!x.ok) return undefined;
+  const streamed = (x as Partial<StreamExchange>).assembled?.choices.get(0);
+  const choice = streamed ?? readChoices(x.json)[0];
+  if (!choice || choice.reasoning) return undefined;
+  const completion = countedAnswer(counter, choice.content ?? '', BILLING_COUNT_TO);
+  return completion === undefined ? undefined : { prompt: countedPrompt(counter, 'billingPrompt'), completion };
+}
 
 interface Usage {
   prompt: number;
@@ -119,13 +151,15 @@ const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  */
 function settlementNote(set: MeteredSet): Finding[] {
   const late = latenessOf(set);
-  if (late === 0 || !set.quiet) return [];
+  if (late === 0 || !set.quiet || set.calls.length === 0) return [];
   const landed = set.quiet.movedAtMs === undefined ? '' : ` (a charge of the audit's earlier calls landed ${secs(set.quiet.movedAtMs)} into it)`;
   const known = set.knownLateMs ? `, ${secs(set.knownLateMs)} in this run before this model` : '';
+  // What was measured: each call from its answer to the read its deduction was counted to (the last call's: the control read).
+  const watched = Math.min(...set.calls.map((_, i) => watchedMs(set, i)));
   return [
     note(
       'settlement',
-      `the balance was watched ${secs(set.quiet.ms)} with nothing sent before the calls${landed}; this meter showed charges up to ${secs(late)} after their call${known}, and each call was watched at least ${secs(set.windowMs)}`,
+      `the balance was watched ${secs(set.quiet.ms)} with nothing sent before the calls${landed}; this meter showed charges up to ${secs(late)} after their call${known}, and each call was watched at least ${secs(watched)} after its answer`,
     ),
   ];
 }
@@ -187,21 +221,24 @@ function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Findin
   const unit = set.meter.unit;
   const out: Finding[] = [];
   const matched: string[] = [];
+  const other = pricedAsOther(set);
+  const counted: Finding[] = [];
   for (const label of labels) {
     const c = call(set, label);
     const p = priceCall(list, set.model, c, set.meter);
     if (!p) continue;
     if ('missing' in p) return [note('unpriced', `${p.missing}: no deduction was set beside a price`)];
     const u = usageOf(c.x)!;
+    const beyond = beyondCount(set, c, u);
+    if (beyond) counted.push(beyond);
     const said = `the ${label} call was billed ${fmt(c.deducted)} ${unit}, and the price list (${list.from}) says ${fmt(p.expected)} for ${set.model} at ${u.prompt} prompt + ${u.completion} completion tokens`;
     if (p.matches) {
       matched.push(`${label} ${fmt(c.deducted)}`);
       continue;
     }
     const over = c.deducted > p.expected;
-    if (p.pricedAs) {
-      const names = p.pricedAs.join(', ');
-      out.push((over ? fail : warn)('priced_as_other', `${said}: what ${names} cost${p.pricedAs.length === 1 ? 's' : ''} there (billed as another model${over ? ', dearer' : ', cheaper'})`));
+    if (other !== undefined) {
+      out.push((over ? fail : warn)('priced_as_other', `${said}: what ${other} costs there, as every billed call of the set was (billed as another model${over ? ', dearer' : ', cheaper'})`));
     } else if (over && list.models[set.model]?.outputGuessed && u.completion > 0) {
       // The control: the list's own completion price. Without one the output was priced at a guessed ratio of 1.
       out.push(warn('billed_above_price', `${said}: billed more than the list says, but the list gives no completion ratio for ${set.model} (taken as 1; new-api's built-in ratio for it may be higher)`));
@@ -211,8 +248,31 @@ function priceFindings(set: MeteredSet, labels: readonly MeteredLabel[]): Findin
       out.push(warn('billed_below_price', `${said}: billed less than the list says (an old list, a discount, or usage the gateway counts otherwise)`));
     }
   }
-  if (out.length === 0 && matched.length > 0) out.push(note('listed_price', `billed as the price list (${list.from}) says for ${set.model} (${matched.join(', ')} ${unit})`));
-  return out;
+  if (out.length === 0 && counted.length === 0 && matched.length > 0) out.push(note('listed_price', `billed as the price list (${list.from}) says for ${set.model} (${matched.join(', ')} ${unit})`));
+  return [...out, ...counted];
+}
+
+/**
+ * A call billed more than the price list says for the tokens the named tokenizer counts of it (the prompt
+ * sent, the answer's text, END_SLACK tokens more for an end of turn): a gateway that reports inflated usage
+ * and bills by it (its deduction matches the list for the usage it reports), or one that reports honest
+ * usage and charges for more. The control is the tokenizer: usage.tokenizer named it from an exact fit, and
+ * it counts the audit's other prompts exactly.
+ */
+function beyondCount(set: MeteredSet, c: MeteredCall, u: Usage): Finding | undefined {
+  const list = set.prices!;
+  const own = list.models[set.model!];
+  if (!own || !c.counted) return undefined;
+  const n = c.counted;
+  const most = listedCost(list, own, { prompt: n.prompt, completion: n.completion + END_SLACK }, set.meter.unit);
+  if (most === undefined || c.deducted <= most + within(set.meter.step, most, c.deducted)) return undefined;
+  const unit = set.meter.unit;
+  const said = `the ${c.label} call was billed ${fmt(c.deducted)} ${unit}, and the price list (${list.from}) says at most ${fmt(most)} for the tokens ${set.countedBy} counts: ${n.prompt} prompt (the prompt sent) + ${n.completion} completion (the answer's text), ${END_SLACK} more for an end of turn`;
+  const inflated = u.prompt > n.prompt || u.completion > n.completion + END_SLACK;
+  const why = inflated
+    ? `usage reports ${u.prompt} + ${u.completion}, more than the tokenizer counts, and the bill follows it: usage inflated, or a prompt added unseen (usage.prompt_overhead and usage.completion say which)`
+    : `usage reports ${u.prompt} + ${u.completion}, what the tokenizer counts, yet the bill is more: charged for tokens the usage does not show`;
+  return fail('billed_above_count', `${said}; ${why}`);
 }
 
 /** billing.failed_call: a refused request costs nothing. */

@@ -29,6 +29,9 @@ export function countingPrompt(to: number): string {
 /** The counting answer the length and stop probes read: long enough for a cut, short enough to be cheap. */
 export const COUNT_TO = 20;
 
+/** The count the billing probes' plain call asks for: more than its limit lets through, so the limit ends it. */
+export const BILLING_COUNT_TO = 50;
+
 /**
  * An open prompt with many right answers, so sampling shows as variety. A number rather than a noun:
  * models asked for "a random noun" at temperature 1 pick their favourite most of the time, and a peaked

@@ -1,5 +1,5 @@
 import { SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { COUNT_TO, countingPrompt } from './prompts.js';
+import { BILLING_COUNT_TO, COUNT_TO, countingPrompt } from './prompts.js';
 import { PINEAPPLE_RULE, UNRELATED_QUESTION } from './roles.js';
 
 /**
@@ -47,6 +47,8 @@ export const COUNTED_TEXTS = {
   ruleInUser: `${PINEAPPLE_RULE} ${UNRELATED_QUESTION}`,
   /** The greedy counting request's prompt (length.ts GREEDY_COUNT). */
   countPrompt: countingPrompt(COUNT_TO),
+  /** The billing probes' plain and stream calls' prompt (billing.ts), counted as the family the series names counts it. */
+  billingPrompt: countingPrompt(BILLING_COUNT_TO),
   /** roles.system's system message and its user message. */
   rule: PINEAPPLE_RULE,
   question: UNRELATED_QUESTION,

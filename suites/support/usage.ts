@@ -8,7 +8,7 @@ import { GREEDY_COUNT, INFLATED_RATIO } from './length.js';
 import { user } from './prompts.js';
 import { RULE_IN_USER } from './roles.js';
 import { TOKENIZER_TABLE } from './tokenizer-table.js';
-import { CHECK_TEXTS, COUNTED_TEXTS, COUNTING_TEXT, SERIES_COPIES, seriesText } from './usage-texts.js';
+import { CHECK_TEXTS, COUNTED_TEXTS, COUNTING_TEXT, SERIES_COPIES, seriesText, type CountedText } from './usage-texts.js';
 
 /**
  * What the endpoint counts (usage.*): the tokenizer its prompt counts follow, what it adds to a prompt,
@@ -73,8 +73,6 @@ export const UNIT_THRICE = defineShared({
   make: (ctx) => ctx.chat({ messages: [user(seriesText(3))], max_tokens: 1 }, { exact: true }),
 });
 
-/** Everything the series reads: its request, and two one-message requests the audit sends anyway. */
-export const SERIES_SHARED = [UNIT_THRICE, RULE_IN_USER, GREEDY_COUNT] as const;
 
 export type CheckText = (typeof CHECK_TEXTS)[number];
 
@@ -89,18 +87,34 @@ export interface Series {
   checks: { text: CheckText; x: Exchange }[];
 }
 
-export async function seriesOf(ctx: ProbeContext): Promise<Series> {
-  const [thrice, rule, greedy] = await Promise.all([ctx.shared(UNIT_THRICE), ctx.shared(RULE_IN_USER), ctx.shared(GREEDY_COUNT)]);
-  return {
-    points: [
-      { k: 0, x: ctx.control() },
-      { k: 3, x: thrice },
-    ],
-    checks: [
-      { text: 'ruleInUser', x: rule },
-      { text: 'countPrompt', x: greedy.x },
-    ],
-  };
+/**
+ * The series as one shared value of the model's (nothing sent of its own): what the usage probes read, and
+ * what the billing probes read where it was made (ProbeDefinition.reads: they run once the smoke call and
+ * the other shared exchanges are let go), to count their calls' tokens as the named family counts them.
+ */
+export const USAGE_SERIES = defineShared<Series>({
+  key: 'usage.series',
+  cost: { requests: 0, maxTokens: 0 },
+  async make(ctx) {
+    const [thrice, rule, greedy] = await Promise.all([ctx.shared(UNIT_THRICE), ctx.shared(RULE_IN_USER), ctx.shared(GREEDY_COUNT)]);
+    return {
+      points: [
+        { k: 0, x: ctx.control() },
+        { k: 3, x: thrice },
+      ],
+      checks: [
+        { text: 'ruleInUser', x: rule },
+        { text: 'countPrompt', x: greedy.x },
+      ],
+    };
+  },
+});
+
+/** Everything the series reads: its request, and two one-message requests the audit sends anyway. */
+export const SERIES_SHARED = [UNIT_THRICE, RULE_IN_USER, GREEDY_COUNT, USAGE_SERIES] as const;
+
+export function seriesOf(ctx: ProbeContext): Promise<Series> {
+  return ctx.shared(USAGE_SERIES);
 }
 
 /** Why an exchange gives no prompt count, as a verdict; undefined when it gives one. */
@@ -491,4 +505,46 @@ export function judgeCache(t1: readonly Exchange[], t0: readonly Exchange[], oth
     return inconclusive(`${counted}: every answer at temperature 1 is ${JSON.stringify([...texts][0])}, each with its own id: a cache that gives new ids cannot be told from a model or server that does not sample`);
   }
   return conformance([], `${counted}: each answer its own id, ${texts.size} distinct answers at temperature 1: nothing handed back again`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tokens as the named family counts them, for the billing probes
+
+/**
+ * How the family the series named counts a request of one user message: the text's tokens (the table's)
+ * and the template's, as the smoke call showed it when that is a known template of the family (with or
+ * without a BOS), else the largest known and a BOS: the most an honest count can be.
+ */
+export interface TokenCounter {
+  family: Family;
+  /** Template tokens added to a one-user-message request. */
+  overhead: number;
+  /** Where `overhead` comes from, in words. */
+  template: string;
+}
+
+/** The counter of the family the series names from an exact fit, or undefined when it names none. */
+export function counterOf(series: Series): TokenCounter | undefined {
+  const r = fitSeries(series);
+  if ('verdict' in r || !r.fit.family) return undefined;
+  const f = r.fit.family;
+  const seen = r.fit.intercept - row(f).counts.smoke;
+  const known = row(f).templates.find((t) => t.user === seen || t.user + 1 === seen);
+  if (known) return { family: f, overhead: seen, template: `${known.name}'s template${known.user === seen ? '' : ' with a BOS'} (${seen}, as the smoke call showed)` };
+  const most = Math.max(...row(f).templates.map((t) => t.user)) + 1;
+  return { family: f, overhead: most, template: `at most ${most} for a known template of the family and a BOS (the smoke call showed ${seen})` };
+}
+
+/** The counting text "1, 2, …, to". */
+export const countingText = (to: number): string => Array.from({ length: to }, (_, i) => String(i + 1)).join(', ');
+
+/** Tokens of a counted text's prompt (one user message) as the counter's family counts them. */
+export function countedPrompt(c: TokenCounter, text: CountedText): number {
+  return row(c.family).counts[text] + c.overhead;
+}
+
+/** Tokens of an answer that is the start of "1, 2, …, to" as the counter's family counts it; undefined for any other text. */
+export function countedAnswer(c: TokenCounter, text: string, to: number): number | undefined {
+  if (text === '' || !countingText(to).startsWith(text)) return undefined;
+  return countingTokens(text, row(c.family).digitGroup);
 }

@@ -34,6 +34,8 @@ export interface Declared {
   param(key: string): Kind;
   /** A message feature (roles); one not named is honoured. */
   role(key: RoleKey): Kind;
+  /** The oracle audits the profile with a price list (--prices) that lists each model at the server's prices. */
+  priced: boolean;
 }
 
 export function declared(profile: Profile, model: ProfileModel): Declared {
@@ -44,6 +46,7 @@ export function declared(profile: Profile, model: ProfileModel): Declared {
     s: model.quirks.stream,
     param: (key) => kindOf(model.features[key]),
     role: (key) => kindOf(model.roles[key]),
+    priced: profile.oracle.args.includes('--prices'),
   };
 }
 
@@ -608,6 +611,13 @@ const billing =
     return rule(b, d);
   };
 
+/**
+ * With a price list that lists the model at the server's prices, a call billed above the list: tokens
+ * charged beyond the usage reported (billed_above_price), or usage inflated and billed so, which the
+ * tokenizer the usage series names counts otherwise (billed_above_count; only where it names one).
+ */
+const overCharged = (b: Quirks['billing'], d: Declared): boolean => d.priced && (b.unreported > 0 || (d.q.tokenizer !== undefined && d.q.usageInflate !== undefined && d.q.usageInflate > 1));
+
 // ---------------------------------------------------------------------------------------------------
 // Usage: what the endpoint counts (the series of prompts with repeated units, the greedy counting answer,
 // the sampling sets)
@@ -740,8 +750,8 @@ export const MODEL_RULES: Record<string, Rule> = {
   'usage.cache': usageCache,
   'billing.failed_call': billing((b) => (b.failures === 'bill' ? 'fail' : 'pass')),
   // Weighed against the plain call's usage, and the stream's (with include_usage).
-  'billing.stream': billing((b, d) => (usageUnread(d) || usageStreamRefused(d) ? 'inconclusive' : b.stream === 'usage' ? 'pass' : 'fail')),
-  'billing.usage': billing((b, d) => (usageUnread(d) ? 'inconclusive' : b.byLimit ? 'fail' : d.q.usageInflate !== undefined && d.q.usageInflate > 1 ? 'warn' : 'pass')),
+  'billing.stream': billing((b, d) => (usageUnread(d) || usageStreamRefused(d) ? 'inconclusive' : b.stream !== 'usage' || overCharged(b, d) ? 'fail' : 'pass')),
+  'billing.usage': billing((b, d) => (usageUnread(d) ? 'inconclusive' : b.byLimit || overCharged(b, d) ? 'fail' : d.q.usageInflate !== undefined && d.q.usageInflate > 1 ? 'warn' : 'pass')),
 };
 
 /** The rule of every endpoint-scope probe, by id: from the server's settings alone. */

@@ -220,7 +220,7 @@ describe('which deduction is whose (billing/settle.ts), on a meter that shows ch
     for (const judge of [judgeFailedCall, judgeStreamBilling, judgeFollowsUsage]) expect(judge(set).verdict).toBe('pass');
     // The cell says how the set was watched.
     expect(judgeStreamBilling(set).findings?.find((f) => f.code === 'settlement')?.message).toBe(
-      "the balance was watched 5.0 s with nothing sent before the calls (a charge of the audit's earlier calls landed 2.4 s into it); this meter showed charges up to 2.5 s after their call, and each call was watched at least 5.0 s",
+      "the balance was watched 5.0 s with nothing sent before the calls (a charge of the audit's earlier calls landed 2.4 s into it); this meter showed charges up to 2.5 s after their call, and each call was watched at least 5.0 s after its answer",
     );
   });
 
@@ -265,7 +265,7 @@ describe('which deduction is whose (billing/settle.ts), on a meter that shows ch
     );
     const why = attribution(set);
     expect(why.get('plain')).toContain('it was watched 0.4 s');
-    expect(why.get('stream')).toContain("it was sent 0.4 s after the plain call and this meter has shown charges up to 2.5 s after their call, so the plain call's charge may have landed in its window");
+    expect(why.get('stream')).toContain("it was sent 0.4 s after the plain call's answer and this meter has shown charges up to 2.5 s after their call, so the plain call's charge may have landed in its window");
     expect(why.has('short')).toBe(false);
     expect(why.has('failed')).toBe(false);
     // A stream seemingly billed twice is no failure when the second charge may be the plain call's.
@@ -345,7 +345,7 @@ describe('the balance routes', () => {
  * clock, as the run's CallClock gives them), each call's charge lands `lateMs` after it (or its own
  * lateness), the audit's `pending` charges land at the times given, `drift` is added at every read.
  */
-function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number, amount: number][]; drift?: number; memory?: RememberingMeter['memory'] } = {}) {
+function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number, amount: number][]; drift?: number; memory?: RememberingMeter['memory']; timed?: boolean; readMs?: number } = {}) {
   let now = 0;
   let used = 100_000;
   let reads = 0;
@@ -353,10 +353,12 @@ function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number
   const meter: RememberingMeter = {
     ...NEW_API,
     read: async (): Promise<Reading> => {
+      // A read that takes time shows the balance as it is when it is answered.
+      now += o.readMs ?? 0;
       for (const d of due) if (d.at <= now) used += d.amount;
       due = due.filter((d) => d.at > now);
       used += o.drift ?? 0;
-      return { used, callId: `r${++reads}` };
+      return o.timed || o.readMs ? { used, callId: `r${++reads}`, at: CLOCK_BASE + now } : { used, callId: `r${++reads}` };
     },
     wait: async (ms) => {
       now += ms;
@@ -368,8 +370,17 @@ function lateMeter(o: { lateMs?: number; batchMs?: number; pending?: [at: number
   const charge = (amount: number, lateMs = o.lateMs ?? 0) => {
     if (amount) due.push({ at: tick(now + lateMs), amount });
   };
-  return { meter, charge, clock: () => now, reads: () => reads };
+  /** A call that takes `ms` to answer: the clock runs on, and its exchange carries those times (as the record keeps them). */
+  const answer = <X extends Exchange>(x: X, ms: number): X => {
+    const startedAt = CLOCK_BASE + now;
+    now += ms;
+    return { ...x, startedAt, durationMs: ms };
+  };
+  return { meter, charge, answer, clock: () => now, reads: () => reads };
 }
+
+/** performance.now() when a test meter's clock reads 0. */
+const CLOCK_BASE = 10_000;
 
 /** How the context's model bills: the stream at `stream` times the plain call, the refused call `failed` (after `failedLateMs`). */
 interface Bill {
@@ -377,23 +388,24 @@ interface Bill {
   failed?: number;
   failedLateMs?: number;
   free?: boolean;
+  /** How long each call takes to answer (the meter's clock runs on during it). */
+  callMs?: number;
 }
 
 function context(m: ReturnType<typeof lateMeter>, sent: ChatBody[] = [], bill: Bill = {}, model = 'm'): ProbeContext {
   const cost = (n: number) => (bill.free ? 0 : n);
+  // The call is answered after callMs, and charged then.
+  const timed = <X extends Exchange>(x: X, amount: number, lateMs?: number): X => {
+    const answered = m.answer(x, bill.callMs ?? 0);
+    m.charge(amount, lateMs);
+    return answered;
+  };
   const answer = (body: ChatBody): Exchange => {
     sent.push(body);
     const role = (body.messages[0] as { role: string }).role;
-    if (role !== 'user') {
-      m.charge(bill.failed ?? 0, bill.failedLateMs);
-      return failedX();
-    }
-    if (body.max_tokens === 64) {
-      m.charge(cost(170));
-      return shortX();
-    }
-    m.charge(cost(690));
-    return plainX();
+    if (role !== 'user') return timed(failedX(), bill.failed ?? 0, bill.failedLateMs);
+    if (body.max_tokens === 64) return timed(shortX(), cost(170));
+    return timed(plainX(), cost(690));
   };
   return {
     model,
@@ -402,8 +414,7 @@ function context(m: ReturnType<typeof lateMeter>, sent: ChatBody[] = [], bill: B
     chat: async (body) => answer(body),
     stream: async (body) => {
       sent.push(body);
-      m.charge(cost(690 * (bill.stream ?? 1)));
-      return usageStream(16, [21, 16]);
+      return timed(usageStream(16, [21, 16]), cost(690 * (bill.stream ?? 1)));
     },
     send: async () => {
       throw new Error('not used');
@@ -461,13 +472,14 @@ describe('the billing set, against a meter on a virtual clock', () => {
     expect(stream).toBe('inconclusive');
     expect(usage).toBe('inconclusive');
     expect(failed).toBe('pass');
-    // What the first set learnt, the second uses: its quiet check runs twice the lateness, and every verdict holds.
+    // What the first set learnt, the second uses: every window runs twice the lateness, and every verdict holds.
+    // The first set settled, so nothing of the run is pending: the quiet check looks for other traffic only.
     const late = m.meter.memory.lateMs!;
     expect(late).toBeGreaterThanOrEqual(2500);
     const next = await METERED_SET.make(context(lateMeter({ lateMs: 2500, memory }), []));
     expect(next.knownLateMs).toBe(late);
     expect(next.afterSettled).toBe(true);
-    expect(next.quiet!.ms).toBeGreaterThanOrEqual(2 * late);
+    expect(next.quiet!.ms).toBe(FIRST_QUIET_MS);
     expect(attribution(next).size).toBe(0);
     expect(next.calls.map((x) => x.deducted)).toEqual([690, 690, 170, 0]);
     expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
@@ -544,3 +556,100 @@ describe('the billing set, against a meter on a virtual clock', () => {
   });
 });
 
+
+describe('the watch and the attribution, against the traps a review found', () => {
+  it('trap: a set after one that did not settle waits FIRST_QUIET_MS at least, however quick the meter seemed: a charge of the broken set still pending is not given to the plain call', async () => {
+    // The meter showed every charge at once so far, but the last set broke off (its control read saw a charge land late): 83 units still land 0.8 s in.
+    const memory = { lateMs: 0, settled: false };
+    const set = await METERED_SET.make(context(lateMeter({ pending: [[800, 83]], memory })));
+    expect(set.quiet!.ms).toBeGreaterThanOrEqual(FIRST_QUIET_MS);
+    expect(set.quiet!.movedAtMs).toBe(1000);
+    expect(set.calls[0]).toMatchObject({ label: 'plain', deducted: 690 });
+    expect(verdicts(set)).not.toContain('fail');
+  });
+
+  it("trap: after a set that settled, a balance that moves in the quiet check is other traffic, not a charge of the audit's: the set is unmeasurable and nothing is learnt from it", async () => {
+    const memory = { lateMs: 0, settled: true };
+    const sent: ChatBody[] = [];
+    const set = await METERED_SET.make(context(lateMeter({ pending: [[100, 83]], memory }), sent));
+    expect(set.unmeasurable).toContain("every charge of chatprobe's calls had landed (the last model's control read agreed): other traffic shares this key");
+    expect(sent).toEqual([]);
+    expect(memory).toEqual({ lateMs: 0, settled: false });
+    expect(verdicts(set)).toEqual(['inconclusive', 'inconclusive', 'inconclusive']);
+  });
+
+  it("trap: with a price list, the stream's deduction that is the plain call's price too (the same tokens) is not taken for its own by price: the plain call's late charge may be what landed", () => {
+    const list: PriceList = { from: 'prices.json', form: 'chatprobe', quotaPerUsd: 500_000, groupRatio: 1, models: { m: { input: 10 / 500_000, output: 30 / 500_000, perCall: 0 } } };
+    // The plain call was watched 0.4 s (its charge at 0.1 s), the stream sent then, on a meter since seen 2.5 s late; both windows show 690.
+    const priced = lateSet(
+      [
+        ['plain', plainX(), 690, { sentAt: 5000, untilAt: 5400, lagMs: 100 }],
+        ['stream', stream16(), 690, { sentAt: 5400, untilAt: 10_400, lagMs: 2500 }],
+        ['short', shortX(), 170, { sentAt: 10_700, untilAt: 11_000, lagMs: 100 }],
+        ['failed', failedX(), 0, { sentAt: 11_000, untilAt: 23_700 }],
+      ],
+      { ms: 5000, movedAtMs: 2400 },
+      { prices: list },
+    );
+    const why = attribution(priced);
+    // The plain call's deduction is its price, and no call came before it: its own.
+    expect(why.has('plain')).toBe(false);
+    expect(why.get('stream')).toContain("it was sent 0.4 s after the plain call's answer");
+    expect(judgeStreamBilling(priced).verdict).toBe('inconclusive');
+    // The short call, watched 0.3 s, costs what no earlier call costs: its own by price, whatever the timing.
+    expect(why.has('short')).toBe(false);
+    expect(attribution({ ...priced, prices: undefined }).get('short')).toContain('may be incomplete: it was watched 0.3 s');
+  });
+
+  it('trap: reads and calls take time (300 ms a read, 2 s a call): the lateness is measured on the recorded answer times, not on the waits alone', async () => {
+    const memory: RememberingMeter['memory'] = {};
+    const m = lateMeter({ lateMs: 2500, readMs: 300, memory });
+    const set = await METERED_SET.make(context(m, [], { callMs: 2000 }));
+    // Each charge showed at the first read that came 2.5 s or more after its call's answer.
+    for (const c of set.calls.filter((x) => x.deducted > 0)) {
+      expect(c.lagMs!).toBeGreaterThanOrEqual(2500);
+      expect(c.lagMs!).toBeLessThan(2500 + 1000);
+      expect(c.answeredAt! - c.sentAt).toBe(2000);
+    }
+    expect(memory.lateMs!).toBeGreaterThanOrEqual(2500);
+    expect(verdicts(set)).not.toContain('fail');
+    const next = await METERED_SET.make(context(lateMeter({ lateMs: 2500, readMs: 300, memory }), [], { callMs: 2000 }));
+    expect(attribution(next).size).toBe(0);
+    expect(verdicts(next)).toEqual(['pass', 'pass', 'pass']);
+  });
+
+  it("trap: a stray charge of the audit at the plain call's first read does not make the meter look quick: the calibrating call is watched all of CALIBRATION_MS, and no call is given the one before's charge", async () => {
+    // A meter 2 s late, calls that take 2 s: the audit's last charge lands just after the quiet check, at the plain call's first read; each call's own lands as the next is answered.
+    const memory: RememberingMeter['memory'] = {};
+    const m = lateMeter({ lateMs: 2000, timed: true, pending: [[FIRST_QUIET_MS + 1, 83]], memory });
+    const set = await METERED_SET.make(context(m, [], { callMs: 2000 }));
+    expect(set.calls[0]).toMatchObject({ label: 'plain', deducted: 773 });
+    expect(set.calls[0]!.lagMs).toBeGreaterThanOrEqual(2000);
+    expect(set.calls[0]!.untilAt - set.calls[0]!.answeredAt!).toBeGreaterThanOrEqual(CALIBRATION_MS);
+    expect(memory.lateMs).toBeGreaterThanOrEqual(2000);
+    expect(set.calls.slice(1).map((c) => c.deducted)).toEqual([690, 170, 0]);
+    const [failed, stream, usage] = verdicts(set);
+    expect(failed).toBe('pass');
+    expect([stream, usage]).toEqual(['inconclusive', 'inconclusive']);
+  });
+
+  it("trap: on a later set, the plain call's zero is watched CALIBRATION_MS before the model is called free (the channel of one model may bill later than the last one's)", async () => {
+    const memory = { lateMs: 0, settled: true };
+    const m = lateMeter({ memory });
+    const set = await METERED_SET.make(context(m, [], { free: true }));
+    expect(set.unbilled).toContain('did not move within 12.7 s');
+    expect(set.calls[0]!.untilAt - set.calls[0]!.sentAt).toBeGreaterThanOrEqual(CALIBRATION_MS);
+  });
+
+  it('the settlement note says the shortest span a call was watched after its answer, as measured, not the span asked of later calls', () => {
+    // The plain call was watched 0.4 s before the meter showed itself late: the note says 0.4 s, not twice the lateness.
+    const set = lateSet(
+      [
+        ['plain', plainX(), 690, { sentAt: 5000, untilAt: 5400, lagMs: 100 }],
+        ['stream', stream16(), 690, { sentAt: 10_400, untilAt: 15_400, lagMs: 2500 }],
+      ],
+      { ms: 5000, movedAtMs: 2400 },
+    );
+    expect(judgeStreamBilling(set).findings?.find((f) => f.code === 'settlement')?.message).toContain('each call was watched at least 0.4 s after its answer');
+  });
+});

@@ -4,6 +4,7 @@ import { listedCost, priceCall, pricesJsonSchema, readPriceList, NEW_API_QUOTA_P
 import type { MeteredCall, MeteredSet } from '../../src/billing/set.js';
 import type { PriceList } from '../../src/engine/prices.js';
 import { judgeFollowsUsage, judgeStreamBilling } from '../../suites/support/billing.js';
+import { billingView } from '../../src/billing/view.js';
 import { delta, refused, reply, streamed } from '../helpers/exchanges.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -84,7 +85,11 @@ describe('a price list, in each form it is read', () => {
   });
 });
 
-/** The reference server's fair prices, 10 and 30 quota units a token, as a list that also names a model at twice them and one at half. */
+/**
+ * The reference server's fair prices, 10 and 30 quota units a token, as a list that also names a model at
+ * twice them and one at half (uniform multiples: a group ratio looks the same), and two priced otherwise:
+ * `other` at 10 and 90, `thrifty` at 5 and 30.
+ */
 const LIST: PriceList = {
   from: 'prices.json',
   form: 'new-api ratios',
@@ -94,6 +99,8 @@ const LIST: PriceList = {
     m: { input: 10 / 500_000, output: 30 / 500_000, perCall: 0 },
     dear: { input: 20 / 500_000, output: 60 / 500_000, perCall: 0 },
     cheap: { input: 5 / 500_000, output: 15 / 500_000, perCall: 0 },
+    other: { input: 10 / 500_000, output: 90 / 500_000, perCall: 0 },
+    thrifty: { input: 5 / 500_000, output: 30 / 500_000, perCall: 0 },
   },
 };
 
@@ -122,8 +129,8 @@ describe('each billed call beside the price list', () => {
   });
 
   it('a deduction that is what another model of the list costs names it; nothing billed names no model', () => {
-    expect(priceCall(LIST, 'm', call('plain', plainX(), 1380), QUOTA)).toEqual({ expected: 690, matches: false, pricedAs: ['dear'] });
-    expect(priceCall(LIST, 'm', call('plain', plainX(), 345), QUOTA)).toEqual({ expected: 690, matches: false, pricedAs: ['cheap'] });
+    expect(priceCall(LIST, 'm', call('plain', plainX(), 1380), QUOTA)).toEqual({ expected: 690, matches: false, pricedAs: ['dear'], near: 1 });
+    expect(priceCall(LIST, 'm', call('plain', plainX(), 345), QUOTA)).toEqual({ expected: 690, matches: false, pricedAs: ['cheap'], near: 1 });
     const withFree: PriceList = { ...LIST, models: { ...LIST.models, free: { input: 0, output: 0, perCall: 0 } } };
     expect(priceCall(withFree, 'm', call('stream', streamX(), 0), QUOTA)).toEqual({ expected: 690, matches: false });
   });
@@ -144,18 +151,41 @@ describe('billing.usage and billing.stream with a price list', () => {
     expect(judgeStreamBilling(set(690, 690, 170)).findings?.map((f) => f.code)).toEqual(['deductions', 'listed_price']);
   });
 
-  it("billed at another model's price: which one, failing when it is dearer, warning when cheaper", () => {
-    // Every call at twice the listed prices: consistent with its usage, so only the list can tell.
-    const dear = judgeFollowsUsage(set(1380, 1380, 340));
+  it("billed at another model's price on every call: which one, failing when it is dearer, warning when cheaper", () => {
+    // 21 + 16 and 14 + 1 tokens at other's 10 and 90: 1650 and 230; consistent with usage, so only the list can tell.
+    const dear = judgeFollowsUsage(set(1650, 1650, 230));
     expect(dear.verdict).toBe('fail');
     expect(dear.findings?.filter((f) => f.code === 'priced_as_other').map((f) => f.message)).toEqual([
-      'the plain call was billed 1380 quota units, and the price list (prices.json) says 690 for m at 21 prompt + 16 completion tokens: what dear costs there (billed as another model, dearer)',
-      'the short call was billed 340 quota units, and the price list (prices.json) says 170 for m at 14 prompt + 1 completion tokens: what dear costs there (billed as another model, dearer)',
+      'the plain call was billed 1650 quota units, and the price list (prices.json) says 690 for m at 21 prompt + 16 completion tokens: what other costs there, as every billed call of the set was (billed as another model, dearer)',
+      'the short call was billed 230 quota units, and the price list (prices.json) says 170 for m at 14 prompt + 1 completion tokens: what other costs there, as every billed call of the set was (billed as another model, dearer)',
     ]);
-    expect(judgeStreamBilling(set(1380, 1380, 340)).verdict).toBe('fail');
-    const cheap = judgeFollowsUsage(set(345, 345, 85));
+    expect(judgeStreamBilling(set(1650, 1650, 230)).verdict).toBe('fail');
+    expect(billingView(set(1650, 1650, 230))!.calls.map((c) => c.pricedAs)).toEqual([['other'], ['other'], ['other'], undefined]);
+    const cheap = judgeFollowsUsage(set(585, 585, 100));
     expect(cheap.verdict).toBe('warn');
-    expect(cheap.findings?.map((f) => f.code)).toContain('priced_as_other');
+    expect(cheap.findings?.find((f) => f.code === 'priced_as_other')?.message).toContain('what thrifty costs there');
+  });
+
+  it('trap: every call at one multiple of the own price (a group ratio, a markup) names no model, though one of the list costs exactly that', () => {
+    for (const [plain, short, code] of [
+      [1380, 340, 'billed_above_price'],
+      [345, 85, 'billed_below_price'],
+    ] as const) {
+      const v = judgeFollowsUsage(set(plain, plain, short));
+      expect(v.findings?.map((f) => f.code)).toContain(code);
+      expect(v.findings?.map((f) => f.code)).not.toContain('priced_as_other');
+      expect(billingView(set(plain, plain, short))!.calls.every((c) => c.pricedAs === undefined)).toBe(true);
+    }
+  });
+
+  it("trap: on a long list, a deduction two models' prices explain, or one near another's, names none", () => {
+    const twin: PriceList = { ...LIST, models: { ...LIST.models, twin: LIST.models.other! } };
+    const both = judgeFollowsUsage(set(1650, 1650, 230, 'm', twin));
+    expect(both.findings?.map((f) => f.code)).toEqual(expect.arrayContaining(['billed_above_price']));
+    expect(both.findings?.map((f) => f.code)).not.toContain('priced_as_other');
+    // 10 and 91: 1666 and 231, within 2% of both deductions though not exactly them: rounding could make either fit.
+    const close: PriceList = { ...LIST, models: { ...LIST.models, close: { input: 10 / 500_000, output: 91 / 500_000, perCall: 0 } } };
+    expect(judgeFollowsUsage(set(1650, 1650, 230, 'm', close)).findings?.map((f) => f.code)).not.toContain('priced_as_other');
   });
 
   it('trap: a ratio list that names no completion ratio for the model priced its output at a guess: billed above it only warns', () => {
@@ -172,10 +202,10 @@ describe('billing.usage and billing.stream with a price list', () => {
     expect(below.findings?.map((f) => f.code)).toContain('billed_below_price');
   });
 
-  it('a stream priced apart from the plain call: billing.stream prices the stream, billing.usage the plain and short calls', () => {
+  it('a stream priced apart from the plain call: billing.stream prices the stream, billing.usage the plain and short calls; a stream billed twice is not billed as another model, though dear costs 1380', () => {
     const v = judgeStreamBilling(set(690, 1380, 170));
     expect(v.verdict).toBe('fail');
-    expect(v.findings?.map((f) => f.code)).toEqual(['stream_billed_more', 'priced_as_other']);
+    expect(v.findings?.map((f) => f.code)).toEqual(['stream_billed_more', 'billed_above_price']);
     expect(judgeFollowsUsage(set(690, 1380, 170)).verdict).toBe('pass');
   });
 

@@ -56,10 +56,15 @@ describe('a probe scheduled alone, reading a meter', () => {
     summary: (v) => ({ billing: { unit: `units of ${v.model}`, calls: [] } }),
   });
   const alone = { schedule: 'alone', meter: found } as const;
+  // A free probe's shared exchange the alone probe reads where it was made; one no probe makes.
+  const kept = defineShared<string>({ key: 'test.kept', cost: { requests: 1, maxTokens: 4 }, make: async (ctx) => `kept ${(await ask(ctx, 'KEPT')).status}` });
+  const unmade = defineShared<string>({ key: 'test.unmade', cost: { requests: 1, maxTokens: 4 }, make: async (ctx) => `unmade ${(await ask(ctx, 'UNMADE')).status}` });
+  const readsSeen = new Map<string, [string | undefined, string | undefined]>();
   const probes = [
     ...['free_1', 'free_2', 'free_3'].map((id) =>
       probe(id, async (ctx) => {
         seeMeter(ctx, id);
+        if (id === 'free_1') await ctx.shared(kept);
         return pass(`got ${(await ask(ctx, `FREE ${id}`)).status}`);
       }),
     ),
@@ -75,9 +80,10 @@ describe('a probe scheduled alone, reading a meter', () => {
       'alone_own',
       async (ctx) => {
         seeMeter(ctx, 'alone_own');
+        readsSeen.set(ctx.model, [await ctx.made?.(kept), await ctx.made?.(unmade)]);
         return pass(`got ${(await ask(ctx, 'ALONE own')).status}`);
       },
-      alone,
+      { ...alone, reads: [kept, unmade] },
     ),
   ];
   let server: { url: string; close(): Promise<void> } | undefined;
@@ -111,6 +117,16 @@ describe('a probe scheduled alone, reading a meter', () => {
     expect(report.billing).toEqual({ kind: 'test', route: 'GET /test/balance', unit: 'units' });
     // The meter's reads are evidence of the cell whose shared exchange read it.
     expect(report.results.find((r) => r.model === 'm1' && r.probe === 'chat.alone_set')!.evidence).toContain('balance');
+  });
+
+  it('keeps for it the shared exchanges it reads where another probe made them, and sends none that no probe made', () => {
+    expect(readsSeen.get('m1')).toEqual(['kept 200', undefined]);
+    expect(readsSeen.get('m2')).toEqual(['kept 200', undefined]);
+    expect(arrivals.filter((a) => a.text === 'UNMADE')).toEqual([]);
+    // The calls of what it read are its evidence.
+    const own = report.results.find((r) => r.model === 'm1' && r.probe === 'chat.alone_own')!;
+    const keptCall = report.results.find((r) => r.model === 'm1' && r.probe === 'chat.free_1')!.evidence[0];
+    expect(own.evidence).toContain(keptCall);
   });
 
   it('keeps in each model\'s row what the shared exchange\'s summary says of it', () => {
