@@ -128,8 +128,6 @@ export const Fingerprint = z.object({
   /** `top_logprobs` asked for. */
   topLogprobs: z.number().int(),
   samples: z.array(FingerprintSample),
-  /** The tokenizer family the usage probes' counts named in the same run, when they did. */
-  tokenizer: z.string().optional(),
 });
 export type Fingerprint = z.infer<typeof Fingerprint>;
 
