@@ -162,8 +162,8 @@ type Top = readonly (readonly [string, number])[];
  * nothing). A lower bound of the largest move: it never makes noise look like a shift.
  */
 export function topDistance(a: Top, b: Top): number {
-  const ma = new Map(a.map(([t, l]) => [t, l]));
-  const mb = new Map(b.map(([t, l]) => [t, l]));
+  const ma = keyed(a);
+  const mb = keyed(b);
   const lastA = a.length > 0 ? Math.min(...a.map(([, l]) => l)) : 0;
   const lastB = b.length > 0 ? Math.min(...b.map(([, l]) => l)) : 0;
   let d = 0;
@@ -173,6 +173,21 @@ export function topDistance(a: Top, b: Top): number {
   }
   for (const [t, lb] of mb) if (!ma.has(t)) d = Math.max(d, lb - lastA);
   return d;
+}
+
+/**
+ * Alternatives by token text, a text listed twice told apart by its rank among its namesakes (llama.cpp
+ * shows tokens of partial UTF-8 alike, "�"): a later namesake must not overwrite an earlier one.
+ */
+function keyed(top: Top): Map<string, number> {
+  const out = new Map<string, number>();
+  const seen = new Map<string, number>();
+  for (const [t, l] of top) {
+    const k = seen.get(t) ?? 0;
+    seen.set(t, k + 1);
+    out.set(k === 0 ? t : `${t}\u0000${k}`, l);
+  }
+  return out;
 }
 
 const answered = (s: FingerprintSample): boolean => s.answer !== undefined;

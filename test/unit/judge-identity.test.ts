@@ -74,6 +74,10 @@ describe('topDistance: the largest logprob move, at least', () => {
     expect(topDistance([['a', -0.1], ['b', -3.0001]], [['a', -0.1], ['c', -3]])).toBeCloseTo(1e-4, 8);
     expect(topDistance([['a', -0.1], ['b', -1]], [['a', -0.1], ['c', -3]])).toBeCloseTo(2);
   });
+  it('tells apart two alternatives shown alike (partial UTF-8 as "�"): the second does not overwrite the first', () => {
+    expect(topDistance([['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]], [['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]])).toBe(0);
+    expect(topDistance([['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]], [['a', -0.1], ['\ufffd', -1.5], ['\ufffd', -2]])).toBeCloseTo(0.5);
+  });
 });
 
 describe('compareFingerprints: two runs of one name', () => {
