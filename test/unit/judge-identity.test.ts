@@ -186,6 +186,18 @@ describe('mixedBackends: one run, one source or two', () => {
     expect(mixedBackends(run(() => A, { logprobs: false, answer, system: (i) => (i % 2 === 0 ? 'fp_a' : 'fp_b') })).verdict).toBe('mixed');
   });
 
+  it('the same request answered some times and refused others (one backend refuses logprobs): mixed; one refusal alone is not', () => {
+    const refusedAt = (at: number[]) => {
+      const f = run(() => A);
+      f.samples = f.samples.map((s, i) => (at.includes(i) ? { prompt: s.prompt, evidence: s.evidence, error: 'HTTP 400: logprobs is not supported', refused: true } : s));
+      return mixedBackends(f);
+    };
+    const m = refusedAt([1, 3, 5]);
+    expect(m.verdict).toBe('mixed');
+    expect(m.split!.map((g) => g.size)).toEqual([5, 3]);
+    expect(refusedAt([3]).verdict).toBe('one');
+  });
+
   it('too few answered repeats: undecided', () => {
     const f = run(() => A);
     f.samples = f.samples.map((s, i) => (i < ANCHOR_REPEATS - 3 ? { prompt: s.prompt, evidence: s.evidence, error: 'HTTP 503' } : s));
