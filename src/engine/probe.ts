@@ -65,12 +65,13 @@ export function defineShared<T>(s: SharedExchange<T>): SharedExchange<T> {
 
 /**
  * Samples a set may grow by beyond --samples while its evidence is undecided (verdict contract, rule 6):
- * a baseline (the samples without the parameter, shared by the probes that compare with it) by one, a set
- * with the parameter not at all: the exact chance of agreement (suites/support/sampling.ts) decides four
- * agreeing samples beside four or five of the baseline. Simulation in test/unit/judge-sampling.test.ts
- * shows what these bounds buy.
+ * a baseline (the samples without the parameter, shared by the probes that compare with it) by two, a set
+ * with the parameter not at all: the exact chance of agreement (suites/support/sampling.ts) decides three
+ * agreeing samples beside four distinct ones of the baseline (1/35), and the baseline's growth, not the
+ * set's, is what tells a baseline answer that happens to equal the agreed one from a peaked model.
+ * Simulation in test/unit/judge-sampling.test.ts shows what these bounds buy.
  */
-export const SAMPLE_GROWTH = { baseline: 1, set: 0 } as const;
+export const SAMPLE_GROWTH = { baseline: 2, set: 0 } as const;
 
 /** The most samples one set holds at a given --samples. */
 export const maxSamples = (samples: number, role: keyof typeof SAMPLE_GROWTH): number => samples + SAMPLE_GROWTH[role];

@@ -13,11 +13,12 @@ import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
  * pool's answers v with cᵥ copies, is then an exact bound at every distribution (a permutation test: no
  * estimate of the distribution is needed, and a baseline answer that equals the agreed one counts against
  * it). Honoured needs that chance under ALPHA; while it is not, the baseline grows, by at most
- * SAMPLE_GROWTH (one sample). Four distinct baseline answers beside four agreeing ones decide (1/70): eight
- * requests where the shrunk estimate this replaces needed nine, and a ceiling of 13 requests for the
- * temperature and seed probes together, where it had 16.
+ * SAMPLE_GROWTH (two samples). Four distinct baseline answers beside three agreeing ones decide (1/35): seven
+ * requests where the shrunk estimate this replaces needed nine (three beside three is 1/20, not under
+ * ALPHA), and a ceiling of 11 requests for the temperature and seed probes together (the baseline of five
+ * shared, three at 0, three seeded), where it had 16.
  *
- * In simulation (test/unit/judge-sampling.test.ts: 4 starting samples) a parameter that does nothing is
+ * In simulation (test/unit/judge-sampling.test.ts: 3 starting samples) a parameter that does nothing is
  * called honoured under 2% of the time whatever the distribution; an honoured parameter on a flat
  * distribution is recognised about 99% of the time.
  */

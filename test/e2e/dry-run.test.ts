@@ -56,10 +56,10 @@ describe('--dry-run', () => {
   it('counts the sample sets at the --samples given', async () => {
     const four = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature'], { OPENAI_API_KEY: KEY });
     const eight = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature', '--samples', '8'], { OPENAI_API_KEY: KEY });
-    // Two sample sets at their largest (temperature 0 does not grow, the temperature 1 baseline by one)
+    // Two sample sets at their largest (temperature 0 does not grow, the temperature 1 baseline by two)
     // plus the smoke call.
-    expect(JSON.parse(four.stdout).perModel.requests).toBe(4 + 4 + 1 + 1);
-    expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 8 + 1 + 1);
+    expect(JSON.parse(four.stdout).perModel.requests).toBe(3 + 3 + 2 + 1);
+    expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 8 + 2 + 1);
   });
 
   it('says whether the plan fits each spending cap given, and what each tier costs a model', async () => {

@@ -5,7 +5,7 @@ import { ALPHA, chanceOfAgreement, judgeCollapse, judgeTemperature, limitsAt, ty
 import { errorIn200, refused, reply, samples } from '../helpers/exchanges.js';
 
 const ok = reply('OK');
-const LIMIT = limitsAt(4);
+const LIMIT = limitsAt(3);
 const FLAT = samples('482913', '190274', '733051', '508826', '615390');
 
 const collapse = (baseline: Exchange[], set: Exchange[], greedy?: Exchange[] | 'never') => judgeCollapse('seed: 42', baseline, set, LIMIT, ok, greedy, 'seed');
@@ -49,18 +49,20 @@ describe('judgeCollapse (rules 3 and 6)', () => {
   });
 
   it('asks for more baseline samples while the chance is not under ALPHA, then gives up', () => {
-    expect(LIMIT).toEqual({ baseline: 5, set: 4 });
-    const base = samples('9', '2', '3', '4');
-    expect(chanceOfAgreement(['9', '2', '3', '4'], ['9', '9', '9', '9'])).toBeGreaterThan(ALPHA);
-    expect(verdictOf(collapse(base, samples('9', '9', '9', '9')))).toBe('more:baseline');
-    expect(verdictOf(collapse(samples('9', '2', '3', '4', '5'), samples('9', '9', '9', '9')))).toBe('honoured');
-    expect(verdictOf(collapse(samples('9', '2', '3', '4', '9'), samples('9', '9', '9', '9')))).toBe('inconclusive');
+    expect(LIMIT).toEqual({ baseline: 5, set: 3 });
+    // Three distinct beside three agreeing: 1/20, not under ALPHA; a fourth distinct one decides (1/35).
+    expect(chanceOfAgreement(['1', '2', '3'], ['9', '9', '9'])).toBeCloseTo(1 / 20);
+    expect(verdictOf(collapse(samples('1', '2', '3'), samples('9', '9', '9')))).toBe('more:baseline');
+    expect(verdictOf(collapse(samples('1', '2', '3', '4'), samples('9', '9', '9')))).toBe('honoured');
+    // A baseline answer equal to the agreed one: 4/35, then 4/56 with a fifth; the baseline stops at five.
+    expect(verdictOf(collapse(samples('9', '2', '3', '4'), samples('9', '9', '9')))).toBe('more:baseline');
+    expect(verdictOf(collapse(samples('9', '2', '3', '4', '5'), samples('9', '9', '9')))).toBe('inconclusive');
   });
 
   it('trap: a peaked sampler that ignores the parameter (its favourite four times) is not honoured', () => {
     // 80% of the mass on one answer: four agreeing samples happen often by chance.
     const baseline = samples('424242', '424242', '424242', '424242', '190274');
-    const set = samples('424242', '424242', '424242', '424242');
+    const set = samples('424242', '424242', '424242');
     expect(verdictOf(collapse(baseline, set))).toBe('inconclusive');
   });
 
@@ -128,8 +130,8 @@ function simulate(dist: number[], honoured: boolean, trials: number, seed: numbe
   };
   let called = 0;
   for (let t = 0; t < trials; t++) {
-    const baseline = [draw(), draw(), draw(), draw()];
-    const set = honoured ? [answers[0]!, answers[0]!, answers[0]!, answers[0]!] : [draw(), draw(), draw(), draw()];
+    const baseline = [draw(), draw(), draw()];
+    const set = honoured ? [answers[0]!, answers[0]!, answers[0]!] : [draw(), draw(), draw()];
     for (;;) {
       const d = judgeCollapse('p', baseline, set, LIMIT, ok, 'never', 'p');
       if ('verdict' in d) {
