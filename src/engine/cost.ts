@@ -36,8 +36,9 @@ export interface PlanSummary {
 /**
  * A spending cap against the plan: what the plan needs of it at most (the whole run's, or one model's),
  * and whether that fits. Beyond the plan, a run may send retries (a 429, a 5xx tried once more), the
- * limit sent again under max_completion_tokens to a model that refuses max_tokens, and the smoke call's
- * capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
+ * limit sent again under max_completion_tokens to a model that refuses max_tokens, the counting request
+ * sent again without temperature to a model that refuses temperature 0 (suites/support/length.ts), and
+ * the smoke call's capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
  * too: `fits` is the plan's count alone, `fitsWithRoom` adds the room.
  */
 export interface CapFit {
