@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/engine/exchange.js';
+import type { ChatBody, ProbeContext } from '../../src/engine/probe.js';
+import { ownersOf, sendTogether, TOGETHER, withOthers, type TogetherParam } from '../../suites/support/together.js';
+import { judgeAcceptance } from '../../suites/support/params.js';
+import { judgeN } from '../../suites/parameters/n.js';
+import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
+import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
+
+const ALL = Object.keys(TOGETHER) as TogetherParam[];
+const ok = reply('OK', { usage: [14, 1] });
+
+/** A server that refuses the first parameter of `refuses` the body carries, naming it (or not), and answers otherwise. */
+function server(refuses: readonly string[], o: { named?: boolean; answer?: (body: ChatBody) => Exchange } = {}) {
+  const sent: ChatBody[] = [];
+  const ctx = {
+    chat: async (body: ChatBody) => {
+      sent.push(body);
+      const hit = refuses.find((p) => p in body);
+      if (hit) return o.named === false ? refused(400, 'Unsupported request.', { param: null }) : refused(400, `Unsupported parameter: '${hit}'.`, { param: hit });
+      return o.answer ? o.answer(body) : reply('OK', { usage: [14, 1] });
+    },
+  } as unknown as ProbeContext;
+  return { ctx, sent };
+}
+
+describe('parameters sent together (one answer, several judgements)', () => {
+  it('sends one request where the server takes them all, and every parameter is judged by that answer', async () => {
+    const { ctx, sent } = server([]);
+    const got = await sendTogether(ctx, ALL);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ n: 2, logprobs: true, top_logprobs: 2, presence_penalty: 0.5, frequency_penalty: 0.5, reasoning_effort: 'low' });
+    for (const p of ALL) expect(got.get(p)!.with).toEqual(ALL);
+  });
+
+  it('gives a refusal to the parameter it names, and sends the rest again without it', async () => {
+    const { ctx, sent } = server(['logprobs']);
+    const got = await sendTogether(ctx, ALL);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).not.toHaveProperty('logprobs');
+    expect(sent[1]).not.toHaveProperty('top_logprobs');
+    expect(got.get('logprobs')!.x.ok).toBe(false);
+    expect(judgeLogprobs(got.get('logprobs')!.x, ok).verdict).toBe('rejected');
+    for (const p of ['n', 'presence_penalty', 'frequency_penalty', 'reasoning_effort'] as const) expect(got.get(p)!.x.ok).toBe(true);
+    expect(judgeAcceptance(got.get('presence_penalty')!.x, ok, 'presence_penalty: 0.5', 'presence_penalty').verdict).toBe('accepted');
+  });
+
+  it('peels refusals one by one: every refused parameter has its own, the others an answer', async () => {
+    const { ctx, sent } = server(['n', 'presence_penalty']);
+    const got = await sendTogether(ctx, ALL);
+    expect(sent).toHaveLength(3);
+    expect(judgeN(got.get('n')!.x, ok).verdict).toBe('rejected');
+    expect(judgeAcceptance(got.get('presence_penalty')!.x, ok, 'presence_penalty: 0.5', 'presence_penalty').verdict).toBe('rejected');
+    expect(judgeAcceptance(got.get('frequency_penalty')!.x, ok, 'frequency_penalty: 0.5', 'frequency_penalty').verdict).toBe('accepted');
+  });
+
+  it('trap: a refusal that names none of them is nobody\'s: each parameter is sent alone', async () => {
+    const { ctx, sent } = server(['frequency_penalty'], { named: false });
+    const got = await sendTogether(ctx, ALL);
+    expect(sent).toHaveLength(1 + ALL.length);
+    for (const body of sent.slice(1)) expect(Object.keys(body).filter((k) => !['messages', 'max_tokens'].includes(k)).length).toBeLessThanOrEqual(2);
+    expect(got.get('frequency_penalty')!.with).toEqual(['frequency_penalty']);
+    expect(got.get('frequency_penalty')!.x.ok).toBe(false);
+    expect(got.get('n')!.x.ok).toBe(true);
+  });
+
+  it('a failure that is no refusal (a 5xx, a timeout) is every parameter\'s, as it would have been apart; an error body in a 200 too', () => {
+    const fiveHundred = { ...raw(503, '{"error":{"message":"overloaded"}}'), cause: 'upstream' as const };
+    expect(ownersOf(fiveHundred, ALL)).toBe('all');
+    expect(ownersOf(errorIn200(), ALL)).toBe('all');
+    expect(ownersOf(refused(400, 'bad request', { param: null }), ALL)).toBe('none');
+    expect(ownersOf(refused(400, "'top_logprobs' must be at most 0", { param: null }), ALL)).toEqual(['logprobs']);
+  });
+
+  it('says in the cell which other parameters its answer carried', () => {
+    const v = withOthers({ verdict: 'accepted', observed: 'presence_penalty: 0.5 accepted with HTTP 200' }, { x: ok, with: ['n', 'presence_penalty'] }, 'presence_penalty');
+    expect(v.observed).toBe('presence_penalty: 0.5 accepted with HTTP 200 (one request with n too: an answer is evidence for each parameter it carried)');
+    expect(withOthers({ verdict: 'accepted', observed: 'x' }, { x: ok, with: ['n'] }, 'n').observed).toBe('x');
+  });
+});
