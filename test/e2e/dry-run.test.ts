@@ -43,14 +43,15 @@ describe('--dry-run', () => {
     expect(plan.reasoningRoom).toEqual({ perRequest: ROOM_CAP, perModel: (plan.perModel.requests - 1) * ROOM_CAP, total: called * (plan.perModel.requests - 1) * ROOM_CAP });
   });
 
-  it('prices the role catalogue alone at 17 requests a model at most', async () => {
+  it('prices the role catalogue alone at 15 requests a model at most', async () => {
     const run = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'roles.*'], { OPENAI_API_KEY: KEY });
     const plan = JSON.parse(run.stdout);
     expect(plan.perArea).toHaveLength(1);
     expect(plan.perArea[0].area).toBe('roles');
-    // 11 probes, the instruction in a user message, and one positive or negative control for each of
-    // history, content parts, tool result and image; the tool result's refusal control is the tools request.
-    expect(plan.perArea[0].requests).toBeLessThanOrEqual(17);
+    // 11 probes (roles.system's request shared), the instruction in a user message, one plain control for
+    // the three recall probes (history, content parts, tool result), and the image's positive or negative
+    // control; the tool result's refusal control is the tools request.
+    expect(plan.perArea[0].requests).toBeLessThanOrEqual(15);
   });
 
   it('counts the sample sets at the --samples given', async () => {
