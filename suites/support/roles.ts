@@ -1,8 +1,9 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { contentOf, judgeAcceptance, quote } from './params.js';
+import { sendApartOnRefusal } from './together.js';
 import { LIMITS, user } from './prompts.js';
 
 export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE.';
@@ -182,4 +183,40 @@ export async function judgeForm(ctx: ProbeContext, messages: unknown[], feature:
   const v = judgeAcceptance(x, ctx.control(), feature, names);
   if (v.verdict !== 'accepted') return v;
   return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${quote(x)}${note ? `; ${note(x)}` : ''}` };
+}
+
+/**
+ * Message forms a probe only asks to be accepted (roles.name, roles.consecutive_user), in one request: a
+ * named user message followed by another user message. Each is judged by its answer, and a refusal is the
+ * form it names (`names`, as refusal() attributes it); the other form is then sent alone, and a refusal
+ * that names neither sends each alone (together.ts).
+ */
+export const FORMS = {
+  name: { feature: 'a message name', names: ['messages[0].name', 'name'] },
+  consecutive_user: { feature: 'two user messages in a row', names: ['messages[1].role', 'alternate'] },
+} as const;
+
+export type Form = keyof typeof FORMS;
+
+function formsBody(forms: readonly Form[]): ChatBody {
+  const named = forms.includes('name') ? { name: 'alice' } : {};
+  const messages = forms.includes('consecutive_user') ? [{ role: 'user', ...named, content: 'Hello.' }, user(SMOKE_PROMPT)] : [{ role: 'user', ...named, content: SMOKE_PROMPT }];
+  return { messages, max_tokens: LIMITS.word };
+}
+
+export const FORMS_TOGETHER = defineShared({
+  key: 'chat.forms_together',
+  cost: { requests: 1, maxTokens: LIMITS.word },
+  make: (ctx) => sendApartOnRefusal(ctx, Object.keys(FORMS) as Form[], formsBody, (f) => FORMS[f].names),
+});
+
+/** A form of FORMS judged by the answer it was sent in: accepted or rejected, with the answer recorded. */
+export async function judgeFormTogether(ctx: ProbeContext, form: Form): Promise<ProbeVerdict> {
+  const { x, with: carried } = (await ctx.shared(FORMS_TOGETHER)).get(form)!;
+  const { feature, names } = FORMS[form];
+  const others = carried.filter((f) => f !== form).map((f) => FORMS[f].feature);
+  const also = others.length > 0 ? ` (one request with ${others.join(', ')} too: an answer is evidence for each form it carried)` : '';
+  const v = judgeAcceptance(x, ctx.control(), feature, names);
+  if (v.verdict !== 'accepted') return { ...v, observed: `${v.observed}${also}` };
+  return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${quote(x)}${also}` };
 }

@@ -37,25 +37,33 @@ const base = (): ChatBody => ({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMI
 
 const bodyOf = (params: readonly TogetherParam[]): ChatBody => Object.assign(base(), ...params.map((p) => TOGETHER[p].extra));
 
-/** The pure part of the split: which parameters a failed request's failure belongs to ('all' or 'none' included). */
-export function ownersOf(x: Exchange, params: readonly TogetherParam[]): TogetherParam[] | 'all' | 'none' {
+/** The pure part of the split: which of `keys` a failed request's failure belongs to ('all' or 'none' included). */
+export function ownersOf<K extends string>(x: Exchange, keys: readonly K[], names: (k: K) => readonly string[]): K[] | 'all' | 'none' {
   if (x.ok) return 'all';
-  const named = params.filter((p) => namesAny(x, TOGETHER[p].names));
+  const named = keys.filter((k) => namesAny(x, names(k)));
   if (named.length > 0) return named;
   // Not a refusal (no status, a 5xx, a rate limit, a timeout): it would have come apart too.
   const refused = !x.cause && x.status !== undefined && x.status >= 400 && x.status < 500;
   return refused ? 'none' : 'all';
 }
 
-/** Sends the parameters together, splitting on refusals as said above. */
-export async function sendTogether(ctx: ProbeContext, params: readonly TogetherParam[]): Promise<Map<TogetherParam, Carried>> {
-  const out = new Map<TogetherParam, Carried>();
-  let left = [...params];
+/**
+ * Sends `keys` together in the request `bodyOf` builds, splitting on refusals as said above: each key gets
+ * the exchange it is judged by, and the keys that request carried.
+ */
+export async function sendApartOnRefusal<K extends string>(
+  ctx: ProbeContext,
+  keys: readonly K[],
+  bodyOf: (keys: readonly K[]) => ChatBody,
+  names: (k: K) => readonly string[],
+): Promise<Map<K, { x: Exchange; with: readonly K[] }>> {
+  const out = new Map<K, { x: Exchange; with: readonly K[] }>();
+  let left = [...keys];
   while (left.length > 0) {
     const x = await ctx.chat(bodyOf(left));
-    const owners = ownersOf(x, left);
+    const owners = ownersOf(x, left, names);
     if (owners === 'all' || (owners !== 'none' && owners.length === left.length)) {
-      for (const p of left) out.set(p, { x, with: left });
+      for (const k of left) out.set(k, { x, with: left });
       break;
     }
     if (owners === 'none') {
@@ -63,14 +71,18 @@ export async function sendTogether(ctx: ProbeContext, params: readonly TogetherP
         out.set(left[0]!, { x, with: left });
         break;
       }
-      for (const p of left) out.set(p, { x: await ctx.chat(bodyOf([p])), with: [p] });
+      for (const k of left) out.set(k, { x: await ctx.chat(bodyOf([k])), with: [k] });
       break;
     }
-    for (const p of owners) out.set(p, { x, with: left });
-    left = left.filter((p) => !owners.includes(p));
+    for (const k of owners) out.set(k, { x, with: left });
+    left = left.filter((k) => !owners.includes(k));
   }
   return out;
 }
+
+/** Sends the parameters together (TOGETHER), splitting on refusals. */
+export const sendTogether = (ctx: ProbeContext, params: readonly TogetherParam[]): Promise<Map<TogetherParam, Carried>> =>
+  sendApartOnRefusal(ctx, params, bodyOf, (p) => TOGETHER[p].names);
 
 /** The one request (and its re-sends after a refusal) of every parameter of TOGETHER. */
 export const PARAMS_TOGETHER = defineShared({

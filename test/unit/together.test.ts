@@ -6,8 +6,10 @@ import { judgeAcceptance } from '../../suites/support/params.js';
 import { judgeN } from '../../suites/parameters/n.js';
 import { judgeLogprobs } from '../../suites/parameters/logprobs.js';
 import { errorIn200, raw, refused, reply } from '../helpers/exchanges.js';
+import { FORMS_TOGETHER } from '../../suites/support/roles.js';
 
 const ALL = Object.keys(TOGETHER) as TogetherParam[];
+const names = (p: TogetherParam) => TOGETHER[p].names;
 const ok = reply('OK', { usage: [14, 1] });
 
 /** A server that refuses the first parameter of `refuses` the body carries, naming it (or not), and answers otherwise. */
@@ -66,10 +68,10 @@ describe('parameters sent together (one answer, several judgements)', () => {
 
   it('a failure that is no refusal (a 5xx, a timeout) is every parameter\'s, as it would have been apart; an error body in a 200 too', () => {
     const fiveHundred = { ...raw(503, '{"error":{"message":"overloaded"}}'), cause: 'upstream' as const };
-    expect(ownersOf(fiveHundred, ALL)).toBe('all');
-    expect(ownersOf(errorIn200(), ALL)).toBe('all');
-    expect(ownersOf(refused(400, 'bad request', { param: null }), ALL)).toBe('none');
-    expect(ownersOf(refused(400, "'top_logprobs' must be at most 0", { param: null }), ALL)).toEqual(['logprobs']);
+    expect(ownersOf(fiveHundred, ALL, names)).toBe('all');
+    expect(ownersOf(errorIn200(), ALL, names)).toBe('all');
+    expect(ownersOf(refused(400, 'bad request', { param: null }), ALL, names)).toBe('none');
+    expect(ownersOf(refused(400, "'top_logprobs' must be at most 0", { param: null }), ALL, names)).toEqual(['logprobs']);
   });
 
   it('says in the cell which other parameters its answer carried', () => {
@@ -78,3 +80,29 @@ describe('parameters sent together (one answer, several judgements)', () => {
     expect(withOthers({ verdict: 'accepted', observed: 'x' }, { x: ok, with: ['n'] }, 'n').observed).toBe('x');
   });
 });
+
+describe('message forms sent together (roles.name, roles.consecutive_user)', () => {
+  it('sends a named user message before another user message, and each form is judged by the answer', async () => {
+    const sent: ChatBody[] = [];
+    const ctx = { chat: async (b: ChatBody) => (sent.push(b), reply('OK')) } as unknown as ProbeContext;
+    const got = await FORMS_TOGETHER.make(ctx);
+    expect(sent).toEqual([{ messages: [{ role: 'user', name: 'alice', content: 'Hello.' }, { role: 'user', content: 'Reply with the single word OK.' }], max_tokens: 16 }]);
+    expect(got.get('name')!.with).toEqual(['name', 'consecutive_user']);
+  });
+
+  it('gives a template\'s "roles must alternate" to two user messages in a row, and sends the name alone', async () => {
+    const sent: ChatBody[] = [];
+    const ctx = {
+      chat: async (b: ChatBody) => {
+        sent.push(b);
+        return b.messages.length > 1 ? refused(400, 'Conversation roles must alternate user/assistant/user/assistant/...', { param: null }) : reply('OK');
+      },
+    } as unknown as ProbeContext;
+    const got = await FORMS_TOGETHER.make(ctx);
+    expect(sent).toHaveLength(2);
+    expect(sent[1]).toEqual({ messages: [{ role: 'user', name: 'alice', content: 'Reply with the single word OK.' }], max_tokens: 16 });
+    expect(got.get('consecutive_user')!.x.ok).toBe(false);
+    expect(got.get('name')!.x.ok).toBe(true);
+  });
+});
+
