@@ -1,6 +1,6 @@
 import type { Report } from '../results/model.js';
 import type { Plan, PlannedModel } from './plan.js';
-import { costOfProbes, inTier, TIERS, type ProbeDefinition, type Tier } from './probe.js';
+import { costOfProbes, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
 import { SMOKE_ANSWER_TOKENS, type SpendingCaps } from './budget.js';
 import { Cap, countsRequests, perModelCap } from '../results/budget.js';
 import { ROOM_CAP } from './room.js';
@@ -29,6 +29,8 @@ export interface PlanSummary {
    * catalogue's probes of that tier, less the billing probes when billing is not audited.
    */
   tiers: { tier: Tier; probes: number; requests: number; maxTokens: number }[];
+  /** What one model costs for the interface audit (costOfInterface), against its goal INTERFACE_REQUESTS. */
+  interface: { probes: number; requests: number; maxTokens: number };
   /** Each spending cap given, what the plan needs of it at most, and whether that fits (capFits). */
   caps: CapFit[];
 }
@@ -79,6 +81,16 @@ export function costOfTiers(all: readonly ProbeDefinition[], samples: number, bi
     const own = costOfProbes(probes, samples);
     return { tier, probes: probes.length, requests: own.requests + 1, maxTokens: own.maxTokens + SMOKE_ANSWER_TOKENS };
   });
+}
+
+/**
+ * What the interface audit costs one model, its smoke call included: the default tier's model probes of
+ * `all` outside NOT_INTERFACE's areas, each shared exchange they read counted once.
+ */
+export function costOfInterface(all: readonly ProbeDefinition[], samples: number): { probes: number; requests: number; maxTokens: number } {
+  const probes = all.filter((p) => inTier(p, 'default') && p.scope !== 'target' && !NOT_INTERFACE.includes(p.area));
+  const own = costOfProbes(probes, samples);
+  return { probes: probes.length, requests: own.requests + 1, maxTokens: own.maxTokens + SMOKE_ANSWER_TOKENS };
 }
 
 /** What a plan costs at a given --samples: per area, the endpoint probes, one model, the whole run. */

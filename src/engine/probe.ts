@@ -21,6 +21,22 @@ export type { Tier } from '../results/model.js';
 /** What the quick tier costs a model at most, its smoke call included (at the default --samples): its goal. */
 export const QUICK_REQUESTS = 20;
 
+/** What the default tier costs a model at most, its smoke call included, billing calls and all: its goal. */
+export const DEFAULT_REQUESTS = 80;
+
+/**
+ * The areas of the default tier that are not the interface audit: what a model's counts, bills and
+ * identity say, which other goals budget (the whole default within DEFAULT_REQUESTS).
+ */
+export const NOT_INTERFACE: readonly string[] = ['usage', 'billing', 'identity'];
+
+/**
+ * The interface audit's goal (issue 35): the default tier's probes but NOT_INTERFACE's, the smoke call and the
+ * shared exchanges they read included, within this many requests a model. Not met yet: the plan prints
+ * the gap, and docs/verdicts.md says what each probe costs and why.
+ */
+export const INTERFACE_REQUESTS = 50;
+
 /** Whether a probe runs at `tier`: its own tier is that one or a smaller one. */
 export const inTier = (p: Pick<ProbeDefinition, 'tier'>, tier: Tier): boolean => TIERS.indexOf(p.tier ?? 'default') <= TIERS.indexOf(tier);
 
