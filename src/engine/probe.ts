@@ -48,6 +48,12 @@ export interface BaseCost {
   requests: number;
   /** Sum of the token limits sent; a request without a limit counts its prompt's expected answer. */
   maxTokens: number;
+  /**
+   * Requests a refusal may send again, beyond the plan (the rest of what was sent together, without the
+   * part refused; the counting request without temperature): none where the server takes what is sent.
+   * The dry run adds them up as what refusals may cost on top (costOfResends).
+   */
+  resends?: number;
   /** Sample sets sent (each of --samples requests, growing by up to SAMPLE_GROWTH[role]), and the tokens of one sample. */
   sampled?: { sets: number; maxTokens: number; role?: keyof typeof SAMPLE_GROWTH };
 }
@@ -114,6 +120,17 @@ export function costOfProbes(probes: readonly ProbeDefinition[], samples: number
     total.maxTokens += own.maxTokens;
   }
   return total;
+}
+
+/** Requests refusals may send again for a set of probes, beyond their plan: each shared exchange once. */
+export function costOfResends(probes: readonly ProbeDefinition[]): number {
+  const shared = new Map<string, number>();
+  let own = 0;
+  for (const p of probes) {
+    own += p.cost.resends ?? 0;
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.resends ?? 0);
+  }
+  return own + [...shared.values()].reduce((a, b) => a + b, 0);
 }
 
 /** A chat request body without `model`: the context adds the model under test. */

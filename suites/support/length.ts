@@ -29,7 +29,7 @@ export interface GreedyAnswer {
  */
 export const GREEDY_COUNT = defineShared({
   key: 'chat.greedy_count',
-  cost: { requests: 1, maxTokens: LIMITS.count },
+  cost: { requests: 1, maxTokens: LIMITS.count, resends: 1 },
   async make(ctx): Promise<GreedyAnswer> {
     const plain: ChatBody = { messages: [user(countingPrompt(COUNT_TO))], max_tokens: LIMITS.count };
     const body = { ...plain, temperature: 0 };

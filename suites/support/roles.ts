@@ -206,7 +206,8 @@ function formsBody(forms: readonly Form[]): ChatBody {
 
 export const FORMS_TOGETHER = defineShared({
   key: 'chat.forms_together',
-  cost: { requests: 1, maxTokens: LIMITS.word },
+  // A refusal sends the other form again, or (naming neither) each alone.
+  cost: { requests: 1, maxTokens: LIMITS.word, resends: Object.keys(FORMS).length },
   make: (ctx) => sendApartOnRefusal(ctx, Object.keys(FORMS) as Form[], formsBody, (f) => FORMS[f].names),
 });
 

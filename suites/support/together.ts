@@ -5,8 +5,8 @@ import { LIMITS, user } from './prompts.js';
 
 /**
  * Parameters whose probes judge one answer to the smoke prompt each by a part of it no other of them
- * changes: n the number of choices, logprobs the first choice's logprobs, the penalties and
- * reasoning_effort only that the request is answered (and where reasoning shows). One request carries them
+ * changes: n the number of choices, logprobs the first choice's logprobs, the penalties, reasoning_effort
+ * and a field no server knows only that the request is answered (and where reasoning shows). One request carries them
  * all, and each probe judges it: an answer is evidence for every parameter it carried.
  *
  * A refusal is one parameter's: the parameters it names (in `error.param` or as a whole word of the
@@ -23,6 +23,7 @@ export const TOGETHER = {
   presence_penalty: { extra: { presence_penalty: 0.5 }, names: ['presence_penalty'] },
   frequency_penalty: { extra: { frequency_penalty: 0.5 }, names: ['frequency_penalty'] },
   reasoning_effort: { extra: { reasoning_effort: 'low' }, names: ['reasoning_effort'] },
+  unknown_field: { extra: { chatprobe_unknown_field: true }, names: ['chatprobe_unknown_field'] },
 } as const satisfies Record<string, { extra: Record<string, unknown>; names: readonly string[] }>;
 
 export type TogetherParam = keyof typeof TOGETHER;
@@ -87,8 +88,8 @@ export const sendTogether = (ctx: ProbeContext, params: readonly TogetherParam[]
 /** The one request (and its re-sends after a refusal) of every parameter of TOGETHER. */
 export const PARAMS_TOGETHER = defineShared({
   key: 'chat.params_together',
-  // n: 2 asks for two answers of the limit each.
-  cost: { requests: 1, maxTokens: 2 * LIMITS.word },
+  // n: 2 asks for two answers of the limit each. Refusals send the rest again: at most once a parameter.
+  cost: { requests: 1, maxTokens: 2 * LIMITS.word, resends: Object.keys(TOGETHER).length },
   make: (ctx) => sendTogether(ctx, Object.keys(TOGETHER) as TogetherParam[]),
 });
 
