@@ -164,10 +164,18 @@ export function toolsNeverReach(weather: Exchange, forced: Exchange, unneeded: E
 /** The shared exchanges toolsNeverReach reads. */
 export const REACH_SHARED = [WEATHER_CALL, FORCED_CALL, TOOLS_UNNEEDED] as const;
 
-/** toolsNeverReach from the shared exchanges (REACH_SHARED: declare them in the probe's cost). */
+/**
+ * toolsNeverReach from the shared exchanges (REACH_SHARED: declare them in the probe's cost), asked one
+ * after another and only while they may still show the tools dropped: a call where the prompt needs one
+ * settles it at once. One at a time, too, so a model that refuses max_tokens refuses it once, not in three
+ * requests in flight together.
+ */
 export async function toolsDropped(ctx: ProbeContext): Promise<string | undefined> {
-  const [weather, forced, unneeded] = await Promise.all([ctx.shared(WEATHER_CALL), ctx.shared(FORCED_CALL), ctx.shared(TOOLS_UNNEEDED)]);
-  return toolsNeverReach(weather, forced, unneeded, ctx.control());
+  const weather = await ctx.shared(WEATHER_CALL);
+  if (!weather.ok || answerProblem(weather, 'ended') || callCount(weather) > 0 || textToolCall(contentOf(weather))) return undefined;
+  const unneeded = await ctx.shared(TOOLS_UNNEEDED);
+  if (toolsReach(unneeded, ctx.control(), weather) !== 'dropped') return undefined;
+  return toolsNeverReach(weather, await ctx.shared(FORCED_CALL), unneeded, ctx.control());
 }
 
 /** What every tool judgement reads first: a refusal or an unreadable answer decides at once. */
