@@ -6,8 +6,8 @@ import { LIMITS, user } from './prompts.js';
 /**
  * Parameters whose probes judge one answer to the smoke prompt each by a part of it no other of them
  * changes: n the number of choices, logprobs the first choice's logprobs, the penalties, reasoning_effort
- * and a field no server knows only that the request is answered (and where reasoning shows). One request carries them
- * all, and each probe judges it: an answer is evidence for every parameter it carried.
+ * and a field no server knows only that the request is answered (and where reasoning shows). One request
+ * carries them all, and each probe judges it: an answer is evidence for every parameter it carried.
  *
  * A refusal is one parameter's: the parameters it names (in `error.param` or as a whole word of the
  * message, as refusal() attributes it) take it as theirs, and the rest are sent again together without
