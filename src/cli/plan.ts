@@ -1,7 +1,7 @@
 import { oneLine } from '../text.js';
 import type { PlanSummary } from '../engine/run.js';
 import type { CapFit } from '../engine/cost.js';
-import { QUICK_REQUESTS } from '../engine/probe.js';
+import { DEFAULT_REQUESTS, INTERFACE_REQUESTS, NOT_INTERFACE, QUICK_REQUESTS } from '../engine/probe.js';
 import { capText, countsRequests, perModelCap } from '../results/budget.js';
 import { extentText } from '../report/style.js';
 import { ROOM_FACTOR, ROOM_SLACK } from '../engine/room.js';
@@ -21,6 +21,7 @@ export function renderPlan(plan: PlanSummary): string {
   }
   lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
   const room = plan.reasoningRoom;
+  if (plan.resends > 0) lines.push(`  a model that refuses some of what is sent together, or temperature 0: up to ${plan.resends} request(s) more (each refusal sends the rest again; none where the server takes it all)`);
   lines.push(`  a model whose smoke call shows reasoning: up to ${room.perModel} max tokens more (room for its reasoning on each limit: ${ROOM_FACTOR} × the smoke call's reasoning tokens + ${ROOM_SLACK}, at most ${room.perRequest} a request)`);
   if (plan.endpoint.probes > 0) {
     lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probes)`);
@@ -32,7 +33,13 @@ export function renderPlan(plan: PlanSummary): string {
   lines.push('', `whole run: ${plan.total.requests} request(s), ${plan.total.maxTokens} max tokens (GET /models included); up to +${plan.reasoningRoom.total} max tokens more if every model reasons`);
   lines.push('max tokens: the sum of the limits sent; a request without a limit counts the answer its prompt asks for.');
   lines.push('', 'tiers (--tier), per model, the smoke call included:');
-  for (const t of plan.tiers) lines.push(`  ${t.tier.padEnd(8)}  ${String(t.requests).padStart(4)} request(s)  ${String(t.maxTokens).padStart(5)} max tokens  (${t.probes} probes)${t.tier === 'quick' ? `  goal: at most ${QUICK_REQUESTS} requests` : ''}`);
+  const goal = (n: number, requests: number) => `  goal: at most ${n} requests${requests > n ? `: ${requests - n} over` : ''}`;
+  for (const t of plan.tiers) {
+    const g = t.tier === 'quick' ? goal(QUICK_REQUESTS, t.requests) : t.tier === 'default' ? goal(DEFAULT_REQUESTS, t.requests) : '';
+    lines.push(`  ${t.tier.padEnd(8)}  ${String(t.requests).padStart(4)} request(s)  ${String(t.maxTokens).padStart(5)} max tokens  (${t.probes} probes)${g}`);
+  }
+  const i = plan.interface;
+  lines.push(`  of default, the interface audit (all but ${NOT_INTERFACE.map((a) => `${a}.*`).join(', ')}): ${i.requests} request(s), ${i.maxTokens} max tokens (${i.probes} probes)${goal(INTERFACE_REQUESTS, i.requests)}`);
   if (plan.caps.length > 0) {
     lines.push('', 'spending caps (the plan at most; retries, resends and room for reasoning come on top and are counted too):');
     for (const c of plan.caps) lines.push(`  ${capFitText(c)}`);

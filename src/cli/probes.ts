@@ -1,12 +1,13 @@
-import { costOfProbes, inTier, QUICK_REQUESTS, resolveCost, TIERS, type ProbeDefinition, type Tier } from '../engine/probe.js';
-import { costOfTiers } from '../engine/cost.js';
+import { costOfProbes, DEFAULT_REQUESTS, inTier, INTERFACE_REQUESTS, NOT_INTERFACE, QUICK_REQUESTS, resolveCost, TIERS, type ProbeDefinition, type Tier } from '../engine/probe.js';
+import { costOfInterface, costOfTiers } from '../engine/cost.js';
 import { PROBES } from '../../suites/index.js';
 import { withProbeFiles } from '../pipeline/user-probes.js';
 import { wrapText } from '../text.js';
 import { cannotTest, out, terminalColumns } from './output.js';
+import { AuditFlags } from '../config/options.js';
 
 /** Costs are shown at the default --samples. */
-const SAMPLES = 4;
+const SAMPLES = AuditFlags.parse({}).samples;
 
 /** One probe as `chatprobe probes` lists it. */
 export interface ProbeRow {
@@ -100,9 +101,11 @@ export async function probesCommand(json: boolean, probeFiles: readonly string[]
   const fromFiles = all.length > PROBES.length ? ` (${all.length - PROBES.length} of them from --probe-file)` : '';
   out(`\n${rows.length} probes${fromFiles}. At most, per model (smoke call, shared exchanges and billing calls included), and once per endpoint:\n`);
   for (const t of tiers) {
-    const goal = t.tier === 'quick' ? `  (goal: at most ${QUICK_REQUESTS} requests a model)` : t.tier === 'default' ? '  (without --tier)' : '';
+    const goal = t.tier === 'quick' ? `  (goal: at most ${QUICK_REQUESTS} requests a model)` : t.tier === 'default' ? `  (without --tier; goal: at most ${DEFAULT_REQUESTS} requests a model)` : '';
     out(`  --tier ${t.tier.padEnd(tierWidth)}  ${String(t.probes).padStart(3)} model probes  ${String(t.requests).padStart(4)} requests  ${String(t.maxTokens).padStart(5)} max tokens;  endpoint: ${endpoint(t.tier).requests} requests${goal}\n`);
   }
+  const i = costOfInterface(all, SAMPLES);
+  out(`  of default, the interface audit (all but ${NOT_INTERFACE.map((a) => `${a}.*`).join(', ')}): ${i.requests} requests, ${i.maxTokens} max tokens  (goal: at most ${INTERFACE_REQUESTS} requests a model)\n`);
   const closing = `At --samples ${SAMPLES}; "chatprobe --dry-run" prices a real plan, and says whether it fits --max-requests and --max-tokens.`;
   out(`${(columns === undefined ? [closing] : wrap(closing, Math.max(40, columns))).join('\n')}\n`);
   return 0;

@@ -38,7 +38,7 @@ export const AuditFlags = z.object({
   allowUnlisted: z.boolean().default(false).describe('Call models named with --models even when GET /models does not list them'),
   strict: z.boolean().default(false).describe('Fail, not warn, on fields the OpenAI reference requires but clients do not need'),
   requireAuth: z.boolean().default(false).describe('Fail, not warn, when the endpoint answers without a valid key'),
-  samples: z.number().int().min(2).max(16).default(4).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
+  samples: z.number().int().min(2).max(16).default(3).describe('Samples per setting for the sampling probes (temperature, top_p, seed)'),
   retries: z.number().int().min(0).max(10).default(2).describe('Retries of a 429, or a 503 with Retry-After, waiting as the server asks (30 s at most)'),
   // Bounded by what a timer holds (2^31 ms, about 24.8 days): past it Node fires at once, which ended the run
   // at start (--max-duration) or paced nothing (--rpm).

@@ -1,6 +1,6 @@
 import type { Report } from '../results/model.js';
 import type { Plan, PlannedModel } from './plan.js';
-import { costOfProbes, inTier, TIERS, type ProbeDefinition, type Tier } from './probe.js';
+import { costOfProbes, costOfResends, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
 import { SMOKE_ANSWER_TOKENS, type SpendingCaps } from './budget.js';
 import { Cap, countsRequests, perModelCap } from '../results/budget.js';
 import { ROOM_CAP } from './room.js';
@@ -15,6 +15,12 @@ export interface PlanSummary {
   endpoint: { probes: number; requests: number; maxTokens: number };
   /** One model's whole cost: its smoke call and every model-scope probe. */
   perModel: { requests: number; maxTokens: number };
+  /**
+   * Requests a model's refusals may send again beyond `perModel` (costOfResends): the rest of what was sent
+   * together without the part refused, the counting request without temperature. None where the server
+   * takes what it is sent.
+   */
+  resends: number;
   /** The balance route the billing probes read, or why they do not run. */
   billing: Report['billing'];
   total: { requests: number; maxTokens: number };
@@ -29,6 +35,8 @@ export interface PlanSummary {
    * catalogue's probes of that tier, less the billing probes when billing is not audited.
    */
   tiers: { tier: Tier; probes: number; requests: number; maxTokens: number }[];
+  /** What one model costs for the interface audit (costOfInterface), against its goal INTERFACE_REQUESTS. */
+  interface: { probes: number; requests: number; maxTokens: number };
   /** Each spending cap given, what the plan needs of it at most, and whether that fits (capFits). */
   caps: CapFit[];
 }
@@ -36,8 +44,9 @@ export interface PlanSummary {
 /**
  * A spending cap against the plan: what the plan needs of it at most (the whole run's, or one model's),
  * and whether that fits. Beyond the plan, a run may send retries (a 429, a 5xx tried once more), the
- * limit sent again under max_completion_tokens to a model that refuses max_tokens, and the smoke call's
- * capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
+ * limit sent again under max_completion_tokens to a model that refuses max_tokens, what a refusal sends
+ * again (`resends`: the rest of what was sent together, the counting request without temperature), and
+ * the smoke call's capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
  * too: `fits` is the plan's count alone, `fitsWithRoom` adds the room.
  */
 export interface CapFit {
@@ -80,8 +89,18 @@ export function costOfTiers(all: readonly ProbeDefinition[], samples: number, bi
   });
 }
 
+/**
+ * What the interface audit costs one model, its smoke call included: the default tier's model probes of
+ * `all` outside NOT_INTERFACE's areas, each shared exchange they read counted once.
+ */
+export function costOfInterface(all: readonly ProbeDefinition[], samples: number): { probes: number; requests: number; maxTokens: number } {
+  const probes = all.filter((p) => inTier(p, 'default') && p.scope !== 'target' && !NOT_INTERFACE.includes(p.area));
+  const own = costOfProbes(probes, samples);
+  return { probes: probes.length, requests: own.requests + 1, maxTokens: own.maxTokens + SMOKE_ANSWER_TOKENS };
+}
+
 /** What a plan costs at a given --samples: per area, the endpoint probes, one model, the whole run. */
-export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perArea' | 'endpoint' | 'perModel' | 'total' | 'reasoningRoom'> {
+export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perArea' | 'endpoint' | 'perModel' | 'resends' | 'total' | 'reasoningRoom'> {
   const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
   const areas = [...new Set(modelProbes.map((p) => p.area))];
   const perArea = areas.map((area) => {
@@ -102,5 +121,5 @@ export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perA
   // on every request but the smoke call (those sent as written, the limit and billing probes', included).
   const roomPerModel = own.requests * ROOM_CAP;
   const reasoningRoom = { perRequest: ROOM_CAP, perModel: roomPerModel, total: called * roomPerModel };
-  return { perArea, endpoint, perModel, total, reasoningRoom };
+  return { perArea, endpoint, perModel, resends: costOfResends(modelProbes), total, reasoningRoom };
 }

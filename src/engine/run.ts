@@ -6,7 +6,7 @@ import { compareDeclared } from '../results/declared.js';
 import { CallLog, WALL_CLOCK, type CallClock, type CallRecorder, type Transport } from './calls.js';
 import type { RunScope } from './cell.js';
 import { probeInfo } from './cell-result.js';
-import { capFits, costOfPlan, costOfTiers, type PlanSummary } from './cost.js';
+import { capFits, costOfInterface, costOfPlan, costOfTiers, type PlanSummary } from './cost.js';
 import { billingNote, discover } from './discover.js';
 import { LoopLag, type LagSource } from './lag.js';
 import { shardPlan, type Plan, type PlannedModel } from './plan.js';
@@ -109,7 +109,7 @@ export async function planAudit(options: AuditOptions, probes: readonly ProbeDef
     const plan = options.shard ? shardPlan(fullPlan, options.shard) : fullPlan;
     const cost = costOfPlan(plan, options.samples);
     const tiers = costOfTiers(probes, options.samples, 'meter' in billing);
-    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, ...cost, billing: billingNote(billing), tiers, caps: capFits(options.caps, cost) };
+    return { baseUrl: options.baseUrl, models: plan.models, probes: plan.probes, ...cost, billing: billingNote(billing), tiers, interface: costOfInterface(probes, options.samples), caps: capFits(options.caps, cost) };
   } finally {
     await client.close();
   }

@@ -124,6 +124,13 @@ export function respondTo(messages: readonly { role?: unknown; content?: unknown
   }
   const last = messages.at(-1);
   const prompt = text(lastUser);
+  // Numbered tasks after "answer each on its own line" (the recall probes' one plain control): each answered
+  // as if it came alone.
+  if (/answer each on its own line/i.test(prompt)) {
+    const tasks = [...prompt.matchAll(/^\d+\.\s+(.+)$/gm)].map((t) => t[1]!);
+    if (sampler.weakRecall) return 'I am not sure.';
+    return tasks.map((t) => recallTask([{ role: 'user', content: t }], { role: 'user', content: t }, t) ?? answer(t, sampler)).join('\n');
+  }
   const recall = recallTask(messages, last, prompt);
   if (recall !== undefined) return sampler.weakRecall ? 'I am not sure.' : recall;
   const out = answer(prompt, sampler);

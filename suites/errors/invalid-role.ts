@@ -8,8 +8,8 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A message with an unknown role is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
+  cost: { requests: 1, maxTokens: LIMITS.refused },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [{ role: 'wizard', content: 'Say OK.' }], max_tokens: LIMITS.word } }), 'role "wizard"');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [{ role: 'wizard', content: 'Say OK.' }], max_tokens: LIMITS.refused } }), 'role "wizard"');
   },
 });

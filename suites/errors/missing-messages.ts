@@ -8,8 +8,8 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A request without messages is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
+  cost: { requests: 1, maxTokens: LIMITS.refused },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, max_tokens: LIMITS.word } }), 'missing messages');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, max_tokens: LIMITS.refused } }), 'missing messages');
   },
 });

@@ -103,12 +103,12 @@ export default defineProbe({
   requirement: 'Values outside their documented range (temperature: 5, top_p: 2, max_tokens: -5, n: 0) are refused with a 4xx naming the parameter, not clamped or dropped in silence.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
   // max_tokens: -5 carries no usable limit: it counts the word its prompt asks for.
-  cost: { requests: OUT_OF_RANGE.length, maxTokens: OUT_OF_RANGE.length * LIMITS.word },
+  cost: { requests: OUT_OF_RANGE.length, maxTokens: OUT_OF_RANGE.length * LIMITS.refused },
   async run(ctx) {
     const runaway = ctx.runaway();
     const tries = await Promise.all(
       OUT_OF_RANGE.map(async (c): Promise<OutOfRangeTry> => {
-        const body = { messages: [user('Say OK.')], max_tokens: LIMITS.word, [c.param]: c.value };
+        const body = { messages: [user('Say OK.')], max_tokens: LIMITS.refused, [c.param]: c.value };
         if (c.param === 'max_tokens') {
           // The value under test is the only limit: a model that never stops would run to --timeout if
           // the server dropped it.

@@ -13,9 +13,9 @@ export default defineProbe({
   scope: 'target',
   requirement: 'A request for a model that does not exist is refused with a 4xx (OpenAI: 404 model_not_found), never answered by another model.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
+  cost: { requests: 1, maxTokens: LIMITS.refused },
   async run(ctx) {
-    const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word } });
+    const x = await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: UNKNOWN_MODEL, messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.refused } });
     // A refusal of the model (404 model_not_found, new-api's 503 "无可用渠道") is the answer under test.
     return judgeRefusal(
       x,

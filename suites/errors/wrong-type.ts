@@ -8,8 +8,8 @@ export default defineProbe({
   kind: 'conformance',
   requirement: 'A parameter of the wrong type (temperature: "hot") is refused with a 4xx and the OpenAI error envelope.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
+  cost: { requests: 1, maxTokens: LIMITS.refused },
   async run(ctx) {
-    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [user('Say OK.')], temperature: 'hot', max_tokens: LIMITS.word } }), 'temperature: "hot"');
+    return judgeRefusal(await ctx.send({ method: 'POST', path: '/chat/completions', body: { model: ctx.model, messages: [user('Say OK.')], temperature: 'hot', max_tokens: LIMITS.refused } }), 'temperature: "hot"');
   },
 });

@@ -1,11 +1,11 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
 import type { Finding } from '../../src/results/model.js';
 import { contentOf } from '../support/params.js';
-import { LIMITS, user } from '../support/prompts.js';
+import { carried, PARAMS_TOGETHER, withOthers } from '../support/together.js';
 
 const TOP = 2;
 
@@ -52,6 +52,11 @@ export default defineProbe({
   kind: 'capability',
   requirement: `logprobs: true with top_logprobs: ${TOP} returns choices[].logprobs.content[], one entry per token with ${TOP} alternatives, logprob ≤ 0, tokens concatenating to the content.`,
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
-  run: async (ctx) => judgeLogprobs(await ctx.chat({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word, logprobs: true, top_logprobs: TOP }), ctx.control()),
+  // The smoke prompt with logprobs, in one request with the other parameters of PARAMS_TOGETHER (n: 2
+  // among them: the judgement reads the first choice only).
+  cost: { requests: 0, maxTokens: 0, shared: [PARAMS_TOGETHER] },
+  async run(ctx) {
+    const c = await carried(ctx, 'logprobs');
+    return withOthers(judgeLogprobs(c.x, ctx.control()), c, 'logprobs');
+  },
 });

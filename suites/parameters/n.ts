@@ -1,8 +1,8 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
 import { honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
-import { LIMITS, user } from '../support/prompts.js';
+import { carried, PARAMS_TOGETHER, withOthers } from '../support/together.js';
 
 /**
  * n: 2 asks the server for two choices: a mechanical effect, which no model can show by chance. The
@@ -31,6 +31,10 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'n: 2 returns two choices, with indexes 0 and 1.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: 2 * LIMITS.word },
-  run: async (ctx) => judgeN(await ctx.chat({ messages: [user(SMOKE_PROMPT)], max_tokens: LIMITS.word, n: 2 }), ctx.control()),
+  // The smoke prompt with n: 2, in one request with the other parameters of PARAMS_TOGETHER.
+  cost: { requests: 0, maxTokens: 0, shared: [PARAMS_TOGETHER] },
+  async run(ctx) {
+    const c = await carried(ctx, 'n');
+    return withOthers(judgeN(c.x, ctx.control()), c, 'n');
+  },
 });

@@ -1,7 +1,8 @@
 import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
 import { LIMITS, TIME_TOOL, user, WEATHER_TOOL } from '../support/prompts.js';
 import { decideContrast } from '../support/contrast.js';
-import { FORCED_CALL, judgeNamed, MORE_UNNEEDED, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
+import { inconclusive } from '../../src/engine/verdicts.js';
+import { FORCED_CALL, judgeNamed, MORE_UNNEEDED, toolsDropped, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
 
 const BODY = {
   messages: [user(SMOKE_PROMPT)],
@@ -19,6 +20,9 @@ export default defineProbe({
   // Its request, once more while chance is not ruled out (contrast.ts), and more answers without it.
   cost: { requests: 2, maxTokens: 2 * LIMITS.tools, shared: [TOOLS_UNNEEDED, MORE_UNNEEDED, FORCED_CALL, WEATHER_CALL] },
   async run(ctx) {
+    // Sent only where a call could be forced: parameters.tools' exchanges may show the tools never arrive.
+    const dropped = await toolsDropped(ctx);
+    if (dropped) return inconclusive(`skipped: ${dropped}: there is no call for tool_choice to force`);
     const x = await ctx.chat(BODY);
     const unneeded = await ctx.shared(TOOLS_UNNEEDED);
     const forced = await ctx.shared(FORCED_CALL);

@@ -1,7 +1,8 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { decideContrast } from '../support/contrast.js';
 import { LIMITS, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from '../support/prompts.js';
-import { judgeNone, MORE_WEATHER, WEATHER_CALL } from '../support/tools.js';
+import { inconclusive } from '../../src/engine/verdicts.js';
+import { judgeNone, MORE_WEATHER, REACH_SHARED, toolsDropped, WEATHER_CALL } from '../support/tools.js';
 
 const BODY = { messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'none', max_tokens: LIMITS.tools };
 
@@ -12,7 +13,11 @@ export default defineProbe({
   requirement: 'tool_choice "none" prevents tool calls even when the prompt asks for the tool.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   // Its request, once more while chance is not ruled out (contrast.ts), and more answers without it.
-  cost: { requests: 2, maxTokens: 2 * LIMITS.tools, shared: [WEATHER_CALL, MORE_WEATHER] },
-  run: async (ctx) =>
-    decideContrast(ctx, { first: await ctx.chat(BODY), body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, judgeNone),
+  // parameters.tools' exchanges (REACH_SHARED) tell first whether the tools reach the model at all.
+  cost: { requests: 2, maxTokens: 2 * LIMITS.tools, shared: [...REACH_SHARED, MORE_WEATHER] },
+  async run(ctx) {
+    const dropped = await toolsDropped(ctx);
+    if (dropped) return inconclusive(`skipped: ${dropped}: there is no call for tool_choice "none" to prevent`);
+    return decideContrast(ctx, { first: await ctx.chat(BODY), body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, judgeNone);
+  },
 });

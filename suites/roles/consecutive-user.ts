@@ -1,6 +1,5 @@
-import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { LIMITS, user } from '../support/prompts.js';
-import { judgeForm } from '../support/roles.js';
+import { defineProbe } from '../../src/engine/probe.js';
+import { FORMS_TOGETHER, judgeFormTogether } from '../support/roles.js';
 
 export default defineProbe({
   id: 'roles.consecutive_user',
@@ -8,6 +7,7 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'Two user messages in a row are accepted (merged) or refused (templates that require alternating roles).',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
-  run: (ctx) => judgeForm(ctx, [user('Hello.'), user(SMOKE_PROMPT)], 'two user messages in a row', ['messages[1].role', 'alternate']),
+  // In one request with the other form of FORMS_TOGETHER.
+  cost: { requests: 0, maxTokens: 0, shared: [FORMS_TOGETHER] },
+  run: (ctx) => judgeFormTogether(ctx, 'consecutive_user'),
 });

@@ -1,6 +1,5 @@
-import { defineProbe, SMOKE_PROMPT } from '../../src/engine/probe.js';
-import { LIMITS, user } from '../support/prompts.js';
-import { judgeForm } from '../support/roles.js';
+import { defineProbe } from '../../src/engine/probe.js';
+import { FORMS_TOGETHER, judgeFormTogether } from '../support/roles.js';
 
 export default defineProbe({
   id: 'roles.name',
@@ -8,6 +7,7 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'A message may carry a name: it is accepted or refused.',
   verdicts: ['accepted', 'rejected', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.word },
-  run: (ctx) => judgeForm(ctx, [{ role: 'user', name: 'alice', content: SMOKE_PROMPT }], 'a message name', ['messages[0].name', 'name']),
+  // In one request with the other form of FORMS_TOGETHER.
+  cost: { requests: 0, maxTokens: 0, shared: [FORMS_TOGETHER] },
+  run: (ctx) => judgeFormTogether(ctx, 'name'),
 });

@@ -1,10 +1,9 @@
 import { defineProbe } from '../../src/engine/probe.js';
 import { LIMITS, user, WEATHER_TOOL } from '../support/prompts.js';
-import { probeRecall } from '../support/roles.js';
+import { probeRecall, RECALL_PLAIN, RECALL_TASKS } from '../support/roles.js';
 import { WEATHER_CALL } from '../support/tools.js';
 
-const CODE = 'QX-93';
-const RESULT = `{"city": "Paris", "temperature_c": 17, "sky_code": "${CODE}"}`;
+const { code: CODE, result: RESULT } = RECALL_TASKS.toolResult;
 const QUESTION = 'What is the weather in Paris? Use the get_weather tool and tell me the sky code it returns.';
 
 export default defineProbe({
@@ -13,8 +12,9 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'An assistant tool call followed by a tool message reaches the model: the answer uses the value the tool returned, as it does when the value comes in the user message.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  // The tool turn, and (when the answer misses the code) the result in the user message: the positive control.
-  cost: { requests: 2, maxTokens: 2 * LIMITS.word, shared: [WEATHER_CALL] },
+  // The tool turn, and (when the answer misses the code) the result in the user message, in the recall
+  // probes' one plain control: the positive control.
+  cost: { requests: 1, maxTokens: LIMITS.word, shared: [WEATHER_CALL, RECALL_PLAIN] },
   run: (ctx) =>
     probeRecall(
       ctx,
@@ -26,7 +26,6 @@ export default defineProbe({
         ],
         body: { tools: [WEATHER_TOOL] },
       },
-      [user(`The get_weather tool returned ${RESULT}. What is the weather in Paris? Tell me the sky code it returned.`)],
       [CODE],
       'a tool result',
       ['messages[2].role', 'tool', 'tool_call_id'],

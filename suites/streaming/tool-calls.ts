@@ -5,7 +5,7 @@ import type { Finding } from '../../src/results/model.js';
 import type { StreamedToolCall } from '../../src/wire/stream.js';
 import { LIMITS, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from '../support/prompts.js';
 import { unusableStream } from '../support/streams.js';
-import { textToolCall, toolCallsOf, WEATHER_CALL } from '../support/tools.js';
+import { REACH_SHARED, textToolCall, toolCallsOf, toolsDropped, WEATHER_CALL } from '../support/tools.js';
 
 const names = (list: readonly (string | undefined)[]) => (list.length === 0 ? 'no call' : list.map((n) => n || '?').join(', '));
 
@@ -100,8 +100,11 @@ export default defineProbe({
   requirement:
     'Streamed tool calls rebuild as the OpenAI SDKs rebuild them: every delta.tool_calls fragment has an index; the first of each call has a non-empty id, type "function" and the whole name; the arguments joined parse as JSON; finish_reason is "tool_calls".',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  cost: { requests: 1, maxTokens: LIMITS.tools, shared: [WEATHER_CALL] },
+  // parameters.tools' exchanges (REACH_SHARED) tell first whether the tools reach the model at all.
+  cost: { requests: 1, maxTokens: LIMITS.tools, shared: [...REACH_SHARED] },
   async run(ctx) {
+    const dropped = await toolsDropped(ctx);
+    if (dropped) return inconclusive(`skipped: ${dropped}: there is no call to stream`);
     const x = await ctx.stream({ messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], max_tokens: LIMITS.tools });
     return judgeStreamedToolCalls(x, await ctx.shared(WEATHER_CALL));
   },

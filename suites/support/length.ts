@@ -21,9 +21,15 @@ export interface GreedyAnswer {
   greedy: boolean;
 }
 
+/**
+ * Priced at one request: the second, without temperature, is a refusal's re-send, beyond the plan as a
+ * limit sent again under max_completion_tokens is (engine/cost.ts CapFit). At the default tier it costs the
+ * model nothing beyond its plan: a model that refuses temperature 0 refuses the temperature 0 sample set's
+ * first sample too, and that set stops there, two requests short of its three.
+ */
 export const GREEDY_COUNT = defineShared({
   key: 'chat.greedy_count',
-  cost: { requests: 2, maxTokens: 2 * LIMITS.count },
+  cost: { requests: 1, maxTokens: LIMITS.count, resends: 1 },
   async make(ctx): Promise<GreedyAnswer> {
     const plain: ChatBody = { messages: [user(countingPrompt(COUNT_TO))], max_tokens: LIMITS.count };
     const body = { ...plain, temperature: 0 };

@@ -9,6 +9,11 @@
  * never stops costs little (verdict contract, rule 7: every request carries one).
  */
 export const LIMITS = {
+  /**
+   * A request that must be refused (errors.*): one token, for no text of an answer is read, only its
+   * status, shape, choices and usage (a server that takes the request answers it all the same).
+   */
+  refused: 1,
   /** A word or two ("OK", "PINEAPPLE", a code word). */
   word: 16,
   /** Counting to 20: 20 numbers and 19 commas, 58 to 69 tokens in the tokenizers of the usage table, so the answer is cut here (the length probes judge it cut). */

@@ -1,8 +1,9 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineShared, SMOKE_PROMPT, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, unreadable } from '../../src/engine/verdicts.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { contentOf, judgeAcceptance, quote } from './params.js';
+import { sendApartOnRefusal } from './together.js';
 import { LIMITS, user } from './prompts.js';
 
 export const PINEAPPLE_RULE = 'Answer every message with only the word PINEAPPLE.';
@@ -83,8 +84,9 @@ export async function probeInstruction(ctx: ProbeContext, messages: unknown[], f
 /**
  * A message form whose content shows in the answer (`expected` words that no prompt of the request
  * names outright). Honoured: every word is there. Ignored: some word is missing while `plain`, the same
- * content in its plainest form (one user message), gets them all: the positive control (verdict contract,
- * rule 2). Otherwise the model cannot show the form's effect: inconclusive.
+ * content in its plainest form (one user message, RECALL_PLAIN, which holds the other recall tasks too),
+ * gets them all: the positive control (verdict contract, rule 2). Otherwise the model cannot show the
+ * form's effect: inconclusive.
  */
 export function judgeRecall(x: Exchange, plain: Exchange | undefined, expected: readonly string[], control: Exchange, feature: string, names: readonly string[]): ProbeVerdict {
   if (!x.ok) return refusal(x, control, feature, names);
@@ -97,16 +99,49 @@ export function judgeRecall(x: Exchange, plain: Exchange | undefined, expected: 
   if (cut) return cut;
   if (!plain || !recalls(plain, expected)) {
     const got = plain ? (answerProblem(plain) ?? quote(plain)) : 'not sent';
-    return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message does not get them either (${got})`);
+    return inconclusive(`expected ${want} in the answer, got ${quote(x)}; but the same content in one plain user message (the recall tasks' control) does not get them either (${got})`);
   }
-  return ignored(`expected ${want} in the answer, got ${quote(x)}: ${missing.join(', ')} missing, though the same content in one plain user message gets ${quote(plain)}`);
+  return ignored(`expected ${want} in the answer, got ${quote(x)}: ${missing.join(', ')} missing, though the same content in one plain user message (the recall tasks' control) gets ${quote(plain)}`);
 }
 
-/** Sends a message form and, only when its answer lacks the words, the plain control. */
+/**
+ * The recall probes' tasks (roles.history, roles.content_parts, roles.tool_result), each as plain text: what
+ * their message forms carry, said in one user message.
+ */
+export const RECALL_TASKS = {
+  history: { code: 'ZEBRA-42', text: 'I asked you for a code word and you answered: "Your code word is ZEBRA-42." What code word did you give me? Reply with the code word only.' },
+  contentParts: { words: ['MANGO', 'KIWI'], parts: ['Remember the word MANGO.', 'Remember the word KIWI.', 'Reply with both remembered words, separated by a space.'] },
+  toolResult: {
+    code: 'QX-93',
+    result: '{"city": "Paris", "temperature_c": 17, "sky_code": "QX-93"}',
+    text: 'The get_weather tool returned {"city": "Paris", "temperature_c": 17, "sky_code": "QX-93"}. What is the weather in Paris? Tell me the sky code it returned.',
+  },
+} as const;
+
+/** The line that opens the recall probes' plain control: it asks for an answer to each task that follows. */
+export const RECALL_PLAIN_OPENING = 'Three tasks; answer each on its own line.';
+
+/**
+ * The positive control of the recall probes (verdict contract, rule 2), one for the three: their tasks as
+ * plain text in one user message, numbered. Sent only when a message form's answer lacks its words (the
+ * first that does sends it, the others read it): each probe then checks its own words in the answer. A
+ * model that does all three in one message can do its own; one that cannot leaves the cell inconclusive,
+ * as a failed control of its own would.
+ */
+export const RECALL_PLAIN = defineShared({
+  key: 'chat.recall_plain',
+  cost: { requests: 1, maxTokens: 3 * LIMITS.word },
+  make: (ctx) =>
+    ctx.chat({
+      messages: [user([RECALL_PLAIN_OPENING, `1. ${RECALL_TASKS.history.text}`, `2. ${RECALL_TASKS.contentParts.parts.join(' ')}`, `3. ${RECALL_TASKS.toolResult.text}`].join('\n'))],
+      max_tokens: 3 * LIMITS.word,
+    }),
+});
+
+/** Sends a message form and, only when its answer lacks the words, reads the plain control (RECALL_PLAIN). */
 export async function probeRecall(
   ctx: ProbeContext,
   form: { messages: unknown[]; body?: Record<string, unknown> },
-  plain: unknown[],
   expected: readonly string[],
   feature: string,
   names: readonly string[],
@@ -114,7 +149,7 @@ export async function probeRecall(
 ): Promise<ProbeVerdict> {
   const x = await ctx.chat({ messages: form.messages, max_tokens: LIMITS.word, ...form.body });
   const needsPlain = x.ok && !answerProblem(x) && !expected.every((w) => says(x, w));
-  const p = needsPlain ? await ctx.chat({ messages: plain, max_tokens: LIMITS.word }) : undefined;
+  const p = needsPlain ? await ctx.shared(RECALL_PLAIN) : undefined;
   return judgeRecall(x, p, expected, await control(), feature, names);
 }
 
@@ -148,4 +183,41 @@ export async function judgeForm(ctx: ProbeContext, messages: unknown[], feature:
   const v = judgeAcceptance(x, ctx.control(), feature, names);
   if (v.verdict !== 'accepted') return v;
   return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${quote(x)}${note ? `; ${note(x)}` : ''}` };
+}
+
+/**
+ * Message forms a probe only asks to be accepted (roles.name, roles.consecutive_user), in one request: a
+ * named user message followed by another user message. Each is judged by its answer, and a refusal is the
+ * form it names (`names`, as refusal() attributes it); the other form is then sent alone, and a refusal
+ * that names neither sends each alone (together.ts).
+ */
+export const FORMS = {
+  name: { feature: 'a message name', names: ['messages[0].name', 'name'] },
+  consecutive_user: { feature: 'two user messages in a row', names: ['messages[1].role', 'alternate'] },
+} as const;
+
+export type Form = keyof typeof FORMS;
+
+function formsBody(forms: readonly Form[]): ChatBody {
+  const named = forms.includes('name') ? { name: 'alice' } : {};
+  const messages = forms.includes('consecutive_user') ? [{ role: 'user', ...named, content: 'Hello.' }, user(SMOKE_PROMPT)] : [{ role: 'user', ...named, content: SMOKE_PROMPT }];
+  return { messages, max_tokens: LIMITS.word };
+}
+
+export const FORMS_TOGETHER = defineShared({
+  key: 'chat.forms_together',
+  // A refusal sends the other form again, or (naming neither) each alone.
+  cost: { requests: 1, maxTokens: LIMITS.word, resends: Object.keys(FORMS).length },
+  make: (ctx) => sendApartOnRefusal(ctx, Object.keys(FORMS) as Form[], formsBody, (f) => FORMS[f].names),
+});
+
+/** A form of FORMS judged by the answer it was sent in: accepted or rejected, with the answer recorded. */
+export async function judgeFormTogether(ctx: ProbeContext, form: Form): Promise<ProbeVerdict> {
+  const { x, with: carried } = (await ctx.shared(FORMS_TOGETHER)).get(form)!;
+  const { feature, names } = FORMS[form];
+  const others = carried.filter((f) => f !== form).map((f) => FORMS[f].feature);
+  const also = others.length > 0 ? ` (one request with ${others.join(', ')} too: an answer is evidence for each form it carried)` : '';
+  const v = judgeAcceptance(x, ctx.control(), feature, names);
+  if (v.verdict !== 'accepted') return { ...v, observed: `${v.observed}${also}` };
+  return { verdict: 'accepted', observed: `${feature} accepted with HTTP ${x.status}; answer ${quote(x)}${also}` };
 }

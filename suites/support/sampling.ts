@@ -7,24 +7,43 @@ import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
 /**
  * Sampling probes (verdict contract, rule 6). Agreement among samples taken with a parameter (temperature
  * 0, top_p near 0, a fixed seed) is called honoured only when it is improbable had the parameter done
- * nothing, judged from the variety measured without it. If the parameter does nothing, the samples with
- * it come from the baseline's distribution, and m of them agree with probability Σ pᵢᵐ ≤ p_max^(m−1).
- * p_max is estimated from the baseline's most frequent answer, shrunk towards 1 as (c + 1) / (n + 1) so
- * that few samples never look flat by luck. Honoured needs that bound under ALPHA; while it is not, samples
- * are added, up to SAMPLE_GROWTH more (two to the baseline, one to the set).
+ * nothing. If the parameter does nothing, the samples with it and the baseline's without it are draws from
+ * one distribution: all n + m of them are exchangeable, and the m with the parameter are any m of the
+ * pool. The chance that m drawn at random from the pool all agree, Σᵥ C(cᵥ, m) / C(n + m, m) over the
+ * pool's answers v with cᵥ copies, is then an exact bound at every distribution (a permutation test: no
+ * estimate of the distribution is needed, and a baseline answer that equals the agreed one counts against
+ * it). Honoured needs that chance under ALPHA; while it is not, the baseline grows, by at most
+ * SAMPLE_GROWTH (two samples). Four distinct baseline answers beside three agreeing ones decide (1/35): seven
+ * requests where the shrunk estimate this replaces needed nine (three beside three is 1/20, not under
+ * ALPHA), and a ceiling of 11 requests for the temperature and seed probes together (the baseline of five
+ * shared, three at 0, three seeded), where it had 16.
  *
- * In simulation (test/unit/judge-sampling.test.ts: 4 starting samples) the worst distribution found, one answer
- * with about 60% of the mass, is called honoured about 2% of the time though the parameter does nothing;
- * an honoured parameter on a flat distribution is recognised about 99% of the time.
+ * In simulation (test/unit/judge-sampling.test.ts: 3 starting samples) a parameter that does nothing is
+ * called honoured under 2% of the time whatever the distribution; an honoured parameter on a flat
+ * distribution is recognised about 99% of the time.
  */
 export const ALPHA = 0.05;
 
-/** The chance bound p_max^(m−1) for `m` agreeing samples, from the baseline's answers. */
-export function chanceOfAgreement(baseline: readonly string[], m: number): number {
+/** C(n, k), exact for the small counts of a sample set. */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let c = 1;
+  for (let i = 1; i <= k; i++) c = (c * (n - k + i)) / i;
+  return c;
+}
+
+/**
+ * The chance that the `set`'s answers agree as much as they do had the parameter done nothing: that m
+ * answers taken at random from the pool of baseline and set answers are all one answer (exact under
+ * exchangeability, see above).
+ */
+export function chanceOfAgreement(baseline: readonly string[], set: readonly string[]): number {
+  const m = set.length;
   const counts = new Map<string, number>();
-  for (const a of baseline) counts.set(a, (counts.get(a) ?? 0) + 1);
-  const top = Math.max(0, ...counts.values());
-  return ((top + 1) / (baseline.length + 1)) ** (m - 1);
+  for (const a of [...baseline, ...set]) counts.set(a, (counts.get(a) ?? 0) + 1);
+  let same = 0;
+  for (const c of counts.values()) same += choose(c, m);
+  return Math.min(1, same / choose(baseline.length + m, m));
 }
 
 export const pct = (p: number) => (p < 0.001 ? '<0.1%' : `${(p * 100).toFixed(p < 0.1 ? 1 : 0)}%`);
@@ -92,8 +111,8 @@ export function judgeCollapse(
     if (repeats === true) return { verdict: ignored(`expected one answer with ${feature}; got ${seen}, though greedy decoding repeats here`) };
     return { verdict: inconclusive(`${seen}, but ${repeats}, so the variety proves nothing`) };
   }
-  const p = chanceOfAgreement(baseline.map(normalised), set.length);
-  if (p < ALPHA) return { verdict: honoured(`expected one answer with ${feature}; got ${seen}; the chance of such agreement without it is at most ${pct(p)}`) };
+  const p = chanceOfAgreement(baseline.map(normalised), set.map(normalised));
+  if (p < ALPHA) return { verdict: honoured(`expected one answer with ${feature}; got ${seen}; the chance of such agreement without it is at most ${pct(p)} (any ${set.length} of the ${baseline.length + set.length} answers agreeing)`) };
   if (baseline.length < limit.baseline && baseline.length <= set.length) return { more: 'baseline' };
   if (set.length < limit.set) return { more: 'set' };
   if (baseline.length < limit.baseline) return { more: 'baseline' };

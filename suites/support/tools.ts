@@ -1,5 +1,5 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineShared, SMOKE_PROMPT, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { jsonOf, readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
@@ -143,6 +143,39 @@ export function toolsReach(unneeded: Exchange, smoke: Exchange, weather: Exchang
   const other = weather.usage?.promptTokens;
   if (Math.abs(withTools - without) <= 2 && other !== undefined && other !== withTools) return 'dropped';
   return undefined;
+}
+
+/**
+ * Why the tools are shown never to reach the model, or undefined: what parameters.tools calls ignored for
+ * dropped tools (no call where the prompt needs one, none when forced either, and prompt counts that do
+ * not grow by the two definitions while they follow the prompt elsewhere). Then no tool_choice or
+ * parallel_tool_calls request can show anything (there is no call to force, prevent or limit) and no
+ * streamed call can come: those probes skip their own requests and say so, reading parameters.tools'
+ * exchanges as the reason.
+ */
+export function toolsNeverReach(weather: Exchange, forced: Exchange, unneeded: Exchange, control: Exchange): string | undefined {
+  for (const x of [weather, forced, unneeded]) {
+    if (!x.ok || answerProblem(x, 'ended') || callCount(x) > 0 || textToolCall(contentOf(x))) return undefined;
+  }
+  if (toolsReach(unneeded, control, weather) !== 'dropped') return undefined;
+  return `the tools never reach the model (prompt_tokens ${control.usage?.promptTokens} without tools, ${unneeded.usage?.promptTokens} with two; no call where the prompt needs one, nor when forced: see parameters.tools)`;
+}
+
+/** The shared exchanges toolsNeverReach reads. */
+export const REACH_SHARED = [WEATHER_CALL, FORCED_CALL, TOOLS_UNNEEDED] as const;
+
+/**
+ * toolsNeverReach from the shared exchanges (REACH_SHARED: declare them in the probe's cost), asked one
+ * after another and only while they may still show the tools dropped: a call where the prompt needs one
+ * settles it at once. One at a time, too, so a model that refuses max_tokens refuses it once, not in three
+ * requests in flight together.
+ */
+export async function toolsDropped(ctx: ProbeContext): Promise<string | undefined> {
+  const weather = await ctx.shared(WEATHER_CALL);
+  if (!weather.ok || answerProblem(weather, 'ended') || callCount(weather) > 0 || textToolCall(contentOf(weather))) return undefined;
+  const unneeded = await ctx.shared(TOOLS_UNNEEDED);
+  if (toolsReach(unneeded, ctx.control(), weather) !== 'dropped') return undefined;
+  return toolsNeverReach(weather, await ctx.shared(FORCED_CALL), unneeded, ctx.control());
 }
 
 /** What every tool judgement reads first: a refusal or an unreadable answer decides at once. */

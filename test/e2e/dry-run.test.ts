@@ -43,23 +43,24 @@ describe('--dry-run', () => {
     expect(plan.reasoningRoom).toEqual({ perRequest: ROOM_CAP, perModel: (plan.perModel.requests - 1) * ROOM_CAP, total: called * (plan.perModel.requests - 1) * ROOM_CAP });
   });
 
-  it('prices the role catalogue alone at 17 requests a model at most', async () => {
+  it('prices the role catalogue alone at 15 requests a model at most', async () => {
     const run = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'roles.*'], { OPENAI_API_KEY: KEY });
     const plan = JSON.parse(run.stdout);
     expect(plan.perArea).toHaveLength(1);
     expect(plan.perArea[0].area).toBe('roles');
-    // 11 probes, the instruction in a user message, and one positive or negative control for each of
-    // history, content parts, tool result and image; the tool result's refusal control is the tools request.
-    expect(plan.perArea[0].requests).toBeLessThanOrEqual(17);
+    // 11 probes (roles.system's request shared), the instruction in a user message, one plain control for
+    // the three recall probes (history, content parts, tool result), and the image's positive or negative
+    // control; the tool result's refusal control is the tools request.
+    expect(plan.perArea[0].requests).toBeLessThanOrEqual(15);
   });
 
   it('counts the sample sets at the --samples given', async () => {
     const four = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature'], { OPENAI_API_KEY: KEY });
     const eight = await runCli(['--base-url', server.url, '--dry-run', '--json', '--probes', 'parameters.temperature', '--samples', '8'], { OPENAI_API_KEY: KEY });
-    // Two sample sets at their largest (temperature 0 grows by one, the temperature 1 baseline by two)
+    // Two sample sets at their largest (temperature 0 does not grow, the temperature 1 baseline by two)
     // plus the smoke call.
-    expect(JSON.parse(four.stdout).perModel.requests).toBe(4 + 1 + 4 + 2 + 1);
-    expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 1 + 8 + 2 + 1);
+    expect(JSON.parse(four.stdout).perModel.requests).toBe(3 + 3 + 2 + 1);
+    expect(JSON.parse(eight.stdout).perModel.requests).toBe(8 + 8 + 2 + 1);
   });
 
   it('says whether the plan fits each spending cap given, and what each tier costs a model', async () => {

@@ -5,17 +5,39 @@ import { ALPHA, chanceOfAgreement, judgeCollapse, judgeTemperature, limitsAt, ty
 import { errorIn200, refused, reply, samples } from '../helpers/exchanges.js';
 
 const ok = reply('OK');
-const LIMIT = limitsAt(4);
+const LIMIT = limitsAt(3);
 const FLAT = samples('482913', '190274', '733051', '508826', '615390');
 
 const collapse = (baseline: Exchange[], set: Exchange[], greedy?: Exchange[] | 'never') => judgeCollapse('seed: 42', baseline, set, LIMIT, ok, greedy, 'seed');
 const verdictOf = (d: Decision) => ('verdict' in d ? d.verdict.verdict : `more:${d.more}`);
 
 describe('chanceOfAgreement (rule 6)', () => {
-  it('bounds the chance that m samples agree by the shrunk share of the commonest baseline answer', () => {
-    expect(chanceOfAgreement(['a', 'b', 'c', 'd'], 4)).toBeCloseTo((2 / 5) ** 3);
-    expect(chanceOfAgreement(['a', 'a', 'a', 'b'], 4)).toBeCloseTo((4 / 5) ** 3);
-    expect(chanceOfAgreement(['a', 'a', 'a', 'a'], 6)).toBe(1);
+  it('is the chance that m answers taken at random from the pool all agree (exact under exchangeability)', () => {
+    // Four distinct baseline answers beside four agreeing ones: one way in C(8, 4) = 70.
+    expect(chanceOfAgreement(['a', 'b', 'c', 'd'], ['x', 'x', 'x', 'x'])).toBeCloseTo(1 / 70);
+    // A baseline answer equal to the agreed one counts against it: C(5, 4) ways of 70.
+    expect(chanceOfAgreement(['x', 'b', 'c', 'd'], ['x', 'x', 'x', 'x'])).toBeCloseTo(5 / 70);
+    // A repeat among the baseline's other answers cannot make four agree: still one way.
+    expect(chanceOfAgreement(['a', 'a', 'c', 'd'], ['x', 'x', 'x', 'x'])).toBeCloseTo(1 / 70);
+    // Four copies of another answer in the baseline could: two ways of 70.
+    expect(chanceOfAgreement(['a', 'a', 'a', 'a'], ['x', 'x', 'x', 'x'])).toBeCloseTo(2 / 70);
+    expect(chanceOfAgreement(['x', 'x', 'x', 'x'], ['x', 'x', 'x', 'x', 'x', 'x'])).toBe(1);
+  });
+
+  it('checked by counting every way of choosing the set from the pool', () => {
+    const pool = ['a', 'x', 'b', 'x', 'x', 'x', 'x', 'c', 'd'];
+    let agree = 0;
+    let all = 0;
+    const pick = (from: number, chosen: string[]): void => {
+      if (chosen.length === 4) {
+        all++;
+        if (new Set(chosen).size === 1) agree++;
+        return;
+      }
+      for (let i = from; i < pool.length; i++) pick(i + 1, [...chosen, pool[i]!]);
+    };
+    pick(0, []);
+    expect(chanceOfAgreement(pool.slice(0, 5), pool.slice(5))).toBeCloseTo(agree / all);
   });
 });
 
@@ -26,19 +48,21 @@ describe('judgeCollapse (rules 3 and 6)', () => {
     expect('verdict' in d && d.verdict.observed).toMatch(/at most \d/);
   });
 
-  it('asks for more samples while the estimate is not under ALPHA, then gives up', () => {
-    const base = samples('1', '2', '3', '4');
-    expect(chanceOfAgreement(['1', '2', '3', '4'], 4)).toBeGreaterThan(ALPHA);
-    expect(verdictOf(collapse(base, samples('9', '9', '9', '9')))).toBe('more:baseline');
-    const peaked = samples('7', '7', '7', '7', '7', '8');
-    expect(verdictOf(collapse(peaked, samples('7', '7', '7', '7')))).toBe('more:set');
-    expect(verdictOf(collapse(peaked, samples('7', '7', '7', '7', '7')))).toBe('inconclusive');
+  it('asks for more baseline samples while the chance is not under ALPHA, then gives up', () => {
+    expect(LIMIT).toEqual({ baseline: 5, set: 3 });
+    // Three distinct beside three agreeing: 1/20, not under ALPHA; a fourth distinct one decides (1/35).
+    expect(chanceOfAgreement(['1', '2', '3'], ['9', '9', '9'])).toBeCloseTo(1 / 20);
+    expect(verdictOf(collapse(samples('1', '2', '3'), samples('9', '9', '9')))).toBe('more:baseline');
+    expect(verdictOf(collapse(samples('1', '2', '3', '4'), samples('9', '9', '9')))).toBe('honoured');
+    // A baseline answer equal to the agreed one: 4/35, then 4/56 with a fifth; the baseline stops at five.
+    expect(verdictOf(collapse(samples('9', '2', '3', '4'), samples('9', '9', '9')))).toBe('more:baseline');
+    expect(verdictOf(collapse(samples('9', '2', '3', '4', '5'), samples('9', '9', '9')))).toBe('inconclusive');
   });
 
   it('trap: a peaked sampler that ignores the parameter (its favourite four times) is not honoured', () => {
-    // 80% of the mass on one answer: four agreeing samples happen half the time by chance.
-    const baseline = samples('424242', '424242', '424242', '424242', '424242', '190274');
-    const set = samples('424242', '424242', '424242', '424242', '424242');
+    // 80% of the mass on one answer: four agreeing samples happen often by chance.
+    const baseline = samples('424242', '424242', '424242', '424242', '190274');
+    const set = samples('424242', '424242', '424242');
     expect(verdictOf(collapse(baseline, set))).toBe('inconclusive');
   });
 
@@ -106,8 +130,8 @@ function simulate(dist: number[], honoured: boolean, trials: number, seed: numbe
   };
   let called = 0;
   for (let t = 0; t < trials; t++) {
-    const baseline = [draw(), draw(), draw(), draw()];
-    const set = honoured ? [answers[0]!, answers[0]!, answers[0]!, answers[0]!] : [draw(), draw(), draw(), draw()];
+    const baseline = [draw(), draw(), draw()];
+    const set = honoured ? [answers[0]!, answers[0]!, answers[0]!] : [draw(), draw(), draw()];
     for (;;) {
       const d = judgeCollapse('p', baseline, set, LIMIT, ok, 'never', 'p');
       if ('verdict' in d) {
@@ -124,8 +148,8 @@ function simulate(dist: number[], honoured: boolean, trials: number, seed: numbe
 const peaked = (p: number, rest = 30) => [p, ...Array.from({ length: rest }, () => (1 - p) / rest)];
 
 describe('the sampling decision, simulated (rule 6)', () => {
-  it.each([0.3, 0.5, 0.6, 0.7, 0.8, 0.9])('calls a parameter that does nothing honoured under 4%% of the time when one answer has %s of the mass', (p) => {
-    expect(simulate(peaked(p), false, 1500, 7)).toBeLessThan(0.04);
+  it.each([0.3, 0.5, 0.6, 0.7, 0.8, 0.9])('calls a parameter that does nothing honoured under 2%% of the time when one answer has %s of the mass', (p) => {
+    expect(simulate(peaked(p), false, 1500, 7)).toBeLessThan(0.02);
   });
 
   it('recognises an honoured parameter on a varied distribution almost always, and is honest on a peaked one', () => {

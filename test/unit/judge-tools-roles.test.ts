@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolCallsOf, toolsReach } from '../../suites/support/tools.js';
+import { judgeNamed, judgeNone, judgeParallel, judgeRequired, judgeTools, textToolCall, toolCallsOf, toolsNeverReach, toolsReach } from '../../suites/support/tools.js';
 import { judgeImage, judgeInstruction, judgeRecall } from '../../suites/support/roles.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 import { runContrast } from '../helpers/contrast.js';
@@ -39,6 +39,25 @@ describe('toolsReach', () => {
     // Counts that never follow the prompt (fake usage) prove nothing.
     expect(toolsReach(noCall(14), ok, words('x', 14))).toBeUndefined();
     expect(toolsReach(reply('OK', { usage: null }), ok, weatherCalls)).toBeUndefined();
+  });
+});
+
+describe('toolsNeverReach (the skip of tool_choice, parallel_tool_calls and the streamed call)', () => {
+  it('skips only where parameters.tools shows the tools dropped: no call asked for or forced, counts that do not grow', () => {
+    expect(toolsNeverReach(words('no', 30), noCall(14), noCall(14), ok)).toMatch(/^the tools never reach the model \(prompt_tokens 14 without tools, 14 with two/);
+    expect(judgeTools(words('no', 30), noCall(14), noCall(14), ok).verdict).toBe('ignored');
+  });
+
+  it('trap: counts that leave the tools out while a forced call comes (a gateway estimating usage from the messages) skip nothing', () => {
+    expect(toolsNeverReach(words('no', 30), reply(null, { calls: [paris], usage: [14, 10] }), noCall(14), ok)).toBeUndefined();
+  });
+
+  it('skips nothing where the model calls, writes a call as text, was refused, or the counts say nothing', () => {
+    expect(toolsNeverReach(weatherCalls, noCall(14), noCall(14), ok)).toBeUndefined();
+    expect(toolsNeverReach(words(hermes, 30), noCall(14), noCall(14), ok)).toBeUndefined();
+    expect(toolsNeverReach(refused(400, 'tools are not supported'), noCall(14), noCall(14), ok)).toBeUndefined();
+    expect(toolsNeverReach(words('no', 30), noCall(140), noCall(140), ok)).toBeUndefined();
+    expect(toolsNeverReach(words('no', 14), noCall(14), noCall(14), ok)).toBeUndefined();
   });
 });
 
