@@ -77,12 +77,12 @@ export function retryDelay(x: Exchange, attempt: number, now = Date.now()): { wa
 }
 
 /**
- * --rpm as evenly spaced slots: a call starts at the later of now and the next free slot, and takes it.
- * Calls in flight at once each get their own slot, so bursts are spread out too.
+ * --rpm as evenly spaced turns: a call's turn comes when the interval has passed since the previous turn
+ * was actually taken (not since it was planned: a timer that fires late would leave the next gap short),
+ * at once when it has already passed. Turns are taken one after another, so bursts are spread out too.
  */
-export function nextSlot(now: number, free: number, rpm: number): { waitMs: number; next: number } {
-  const at = Math.max(now, free);
-  return { waitMs: at - now, next: at + 60_000 / rpm };
+export function turnWait(now: number, lastTaken: number, rpm: number): number {
+  return Math.max(0, lastTaken + 60_000 / rpm - now);
 }
 
 /** Who asked for a call: the probe (the trace's `probe`), its model, and the shared exchange it was sent for. */
@@ -184,7 +184,9 @@ interface Settled {
 export class CallLog {
   readonly trace: CallRecord[] = [];
   private seq = 0;
-  private nextSlot = 0;
+  /** When the last --rpm turn was taken, and the turn being waited for (turns are taken one after another). */
+  private lastTurn = -Infinity;
+  private turns: Promise<void> = Promise.resolve();
   /** Receives every call as it completes, for exchanges.har (the CLI writes it through the boundary). */
   onCall: ((call: RecordedCall) => void) | undefined;
   private readonly slots: Slots | undefined;
@@ -357,17 +359,21 @@ export class CallLog {
     return delay;
   }
 
-  /** Waits for the call's turn under --rpm; a stop ends the wait (the call is then not sent). */
-  private async pace(): Promise<void> {
-    if (!this.policy.rpm) return;
-    const turn = nextSlot(Date.now(), this.nextSlot, this.policy.rpm);
-    this.nextSlot = turn.next;
-    // Every call waits its turn by the clock, at once or not: a replay takes each turn where the run did.
-    try {
-      await this.clock.wait(turn.waitMs, this.signal, 'rpm');
-    } catch {
-      // The run stopped.
-    }
+  /** Waits for the call's turn under --rpm, after the turns asked for before it; a stop ends the wait (the call is then not sent). */
+  private pace(): Promise<void> {
+    const rpm = this.policy.rpm;
+    if (!rpm) return Promise.resolve();
+    const turn = this.turns.then(async () => {
+      // Every call waits its turn by the clock, at once or not: a replay takes each turn where the run did.
+      try {
+        await this.clock.wait(turnWait(Date.now(), this.lastTurn, rpm), this.signal, 'rpm');
+      } catch {
+        // The run stopped.
+      }
+      this.lastTurn = Date.now();
+    });
+    this.turns = turn;
+    return turn;
   }
 
   /** The exchange a call's answer makes, and its trace record. */

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_WAIT_MS, retryDelay } from '../../src/engine/calls.js';
+import { describe, expect, it, vi } from 'vitest';
+import { CallLog, MAX_RETRY_WAIT_MS, retryDelay, turnWait, WALL_CLOCK, type CallClock, type Transport } from '../../src/engine/calls.js';
 import type { Exchange } from '../../src/engine/exchange.js';
 
 const x = (status: number, headers: Record<string, string>, cause?: Exchange['cause']) => ({ status, headers, cause }) as Exchange;
@@ -32,15 +32,45 @@ describe('retryDelay', () => {
   });
 });
 
-describe('nextSlot (--rpm)', () => {
-  it('spaces starts 60/N seconds apart, bursts included, and lets a late call start at once', async () => {
-    const { nextSlot } = await import('../../src/engine/calls.js');
-    // 600 a minute: one every 100 ms. Three calls asked for at the same moment.
-    const a = nextSlot(1000, 0, 600);
-    const b = nextSlot(1000, a.next, 600);
-    const c = nextSlot(1000, b.next, 600);
-    expect([a.waitMs, b.waitMs, c.waitMs]).toEqual([0, 100, 200]);
-    // A call long after the last slot waits for nothing.
-    expect(nextSlot(5000, c.next, 600)).toEqual({ waitMs: 0, next: 5100 });
+describe('--rpm turns', () => {
+  it('waits 60/N seconds after the last turn taken, nothing when that has passed', () => {
+    expect(turnWait(1000, -Infinity, 600)).toBe(0);
+    expect(turnWait(1000, 1000, 600)).toBe(100);
+    expect(turnWait(1040, 1000, 600)).toBe(60);
+    expect(turnWait(1150, 1000, 600)).toBe(0);
+  });
+
+  it('spaces sends from when the turn before was taken: a timer that fires late leaves no short gap after it', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(0);
+      // The first wait's timer fires 30 ms late; the others on time. Three calls asked for at once.
+      let late = 30;
+      const clock: CallClock = {
+        ...WALL_CLOCK,
+        async wait(ms) {
+          const from = Date.now();
+          await Promise.resolve();
+          vi.setSystemTime(Math.max(Date.now(), from + ms) + late);
+          late = 0;
+        },
+      };
+      const sent: number[] = [];
+      const transport: Transport = {
+        async send() {
+          sent.push(Date.now());
+          return { status: 200, headers: { 'content-type': 'application/json' }, chunks: [{ at: 1, bytes: Buffer.from('{}') }], bytes: 2, truncated: false, cap: 1 << 20, durationMs: 1, startedAt: 0 };
+        },
+        prepare: () => ({ headers: {}, payload: undefined }),
+        url: (path) => path,
+        close: async () => {},
+      };
+      const log = new CallLog(transport, undefined, { retries: 0, rpm: 600 });
+      log.clock = clock;
+      await Promise.all([1, 2, 3].map((i) => log.send({ method: 'POST', path: '/chat/completions', body: { i } }, 'p', 'm')));
+      expect(sent).toEqual([30, 130, 230]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
