@@ -73,6 +73,8 @@ import usageTokenizer from './usage/tokenizer.js';
 import usagePromptOverhead from './usage/prompt-overhead.js';
 import usageCompletion from './usage/completion.js';
 import usageCache from './usage/cache.js';
+import identityFingerprint from './identity/fingerprint.js';
+import identityMixedBackends from './identity/mixed-backends.js';
 import billingFailedCall from './billing/failed-call.js';
 import billingStream from './billing/stream.js';
 import billingUsage from './billing/usage.js';
@@ -156,6 +158,8 @@ export const PROBES: readonly ProbeDefinition[] = [
   usagePromptOverhead,
   usageCompletion,
   usageCache,
+  identityFingerprint,
+  identityMixedBackends,
   billingFailedCall,
   billingStream,
   billingUsage,

@@ -25,7 +25,7 @@ export const QUICK_REQUESTS = 20;
 export const inTier = (p: Pick<ProbeDefinition, 'tier'>, tier: Tier): boolean => TIERS.indexOf(p.tier ?? 'default') <= TIERS.indexOf(tier);
 
 /** chatprobe's own areas, or a user probe's own (a probe file's `acme`): lowercase letters and `_`, as ids begin. */
-export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'usage' | 'billing' | (string & {});
+export type Area = 'models' | 'auth' | 'errors' | 'chat' | 'streaming' | 'parameters' | 'roles' | 'reasoning' | 'usage' | 'billing' | 'identity' | (string & {});
 
 export interface BaseCost {
   /** Requests sent at most, beyond the smoke call and the shared exchanges read. */
@@ -57,7 +57,7 @@ export interface SharedExchange<T> {
 }
 
 /** The part of a model's row a shared exchange may fill. */
-export type RowSummary = Pick<ModelEntry, 'billing'>;
+export type RowSummary = Partial<Pick<ModelEntry, 'billing' | 'fingerprint'>>;
 
 export function defineShared<T>(s: SharedExchange<T>): SharedExchange<T> {
   return Object.freeze(s);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TRANSPORT_KINDS } from '../http/failure.js';
 import { Cap } from './budget.js';
+import { Fingerprint } from './identity.js';
 
 /** The Report is the one model every writer renders from; a merged report renders like a live one. */
 
@@ -178,6 +179,8 @@ export const ModelEntry = z.object({
   /** Set when no probe ran on this model: `results` then carry no cell of it (results/view.ts expands it). */
   notRun: RowResult.optional(),
   billing: ModelBilling.optional(),
+  /** What the model answered to the fingerprint's fixed prompts at temperature 0 (identity.*, results/identity.ts): compare and the baseline weigh two runs' by compareFingerprints. */
+  fingerprint: Fingerprint.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 

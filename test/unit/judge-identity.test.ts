@@ -1,0 +1,248 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ANCHOR_REPEATS,
+  compareFingerprints,
+  idForm,
+  MAX_THRESHOLD,
+  mixedBackends,
+  TOLERANCE_FLOOR,
+  topDistance,
+  type Fingerprint,
+  type FingerprintSample,
+} from '../../src/results/identity.js';
+import { ANCHOR, FINGERPRINT_PLAN, fingerprintOf, judgeFingerprint, judgeMixed, readSample, WIDENING } from '../../suites/support/identity.js';
+import { errorIn200, refused, reply } from '../helpers/exchanges.js';
+
+/**
+ * Synthetic fingerprints: a model is a base logprob vector per prompt; a run adds its own noise (a seeded
+ * sequence, no luck), a shift (a quantized twin), or picks one of two models per request (a mix).
+ */
+type Model = { seed: number; shift?: number };
+
+/** mulberry32: seeded, so a "noisy" run is the same noise every time. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = ['apple', 'river', 'stone', 'cloud', 'lamp', 'tree', 'bird'];
+
+/** A model's alternatives for a prompt: five tokens with logprobs from its seed, plus its shift. */
+function topOf(m: Model, prompt: string, noise = 0, r: () => number = () => 0.5): [string, number][] {
+  const g = rng(m.seed * 977 + [...prompt].reduce((h, c) => h * 31 + c.charCodeAt(0), 7));
+  return WORDS.slice(0, 5)
+    .map((w, i): [string, number] => [w, -(0.3 + i * 0.9 + g() * 0.4) + (m.shift ?? 0) * (i % 2 === 0 ? 1 : -1) + (r() - 0.5) * 2 * noise])
+    .sort((a, b) => b[1] - a[1]);
+}
+
+let call = 0;
+function sample(prompt: string, m: Model, o: { noise?: number; r?: () => number; logprobs?: boolean; system?: string; answer?: string } = {}): FingerprintSample {
+  const top = topOf(m, prompt, o.noise, o.r);
+  const s: FingerprintSample = { prompt, evidence: `c${++call}`, answer: o.answer ?? top[0]![0], durationMs: 100 + m.seed };
+  if (o.logprobs !== false) s.top = top;
+  if (o.system) s.systemFingerprint = o.system;
+  return s;
+}
+
+const PROMPTS = FINGERPRINT_PLAN.map((p) => p.key);
+
+/** A run: each request answered by `pick(i)`'s model. */
+function run(pick: (i: number) => Model, o: { noise?: number; seed?: number; logprobs?: boolean; system?: (i: number) => string | undefined; answer?: (i: number) => string | undefined } = {}): Fingerprint {
+  const r = rng(o.seed ?? 1);
+  const samples = PROMPTS.map((p, i) => sample(p, pick(i), { noise: o.noise ?? 0, r, logprobs: o.logprobs ?? true, system: o.system?.(i), answer: o.answer?.(i) }));
+  return o.logprobs === false ? { version: 1, signal: 'answers', why: 'the server answered without logprobs (ignored)', topLogprobs: 5, samples } : { version: 1, signal: 'logprobs', topLogprobs: 5, samples };
+}
+
+const A: Model = { seed: 1 };
+const B: Model = { seed: 2 };
+const A_Q4: Model = { seed: 1, shift: 0.2 };
+const A_FLOAT: Model = { seed: 1, shift: 1e-5 };
+
+describe('topDistance: the largest logprob move, at least', () => {
+  it('is the largest difference of a token both lists name', () => {
+    expect(topDistance([['a', -0.1], ['b', -2]], [['a', -0.15], ['b', -1.9]])).toBeCloseTo(0.1);
+  });
+  it('counts a token one list lacks only by how far it stands above the other list\'s last (noise at the edge counts nothing)', () => {
+    // b and c swapped places at the edge by 1e-4: that much, no more.
+    expect(topDistance([['a', -0.1], ['b', -3]], [['a', -0.1], ['c', -3.0001]])).toBeCloseTo(1e-4, 8);
+    expect(topDistance([['a', -0.1], ['b', -3.0001]], [['a', -0.1], ['c', -3]])).toBeCloseTo(1e-4, 8);
+    expect(topDistance([['a', -0.1], ['b', -1]], [['a', -0.1], ['c', -3]])).toBeCloseTo(2);
+  });
+});
+
+describe('compareFingerprints: two runs of one name', () => {
+  it('equal: the same deterministic model twice is `same`, statistic 0, at the floor', () => {
+    const c = compareFingerprints(run(() => A), run(() => A));
+    expect(c).toMatchObject({ verdict: 'same', statistic: 0, threshold: TOLERANCE_FLOOR, signal: 'logprobs', sampleSize: { prompts: WIDENING.length + 1, a: PROMPTS.length, b: PROMPTS.length } });
+  });
+
+  it('a restart that moves logprobs by float noise (other thread count) stays `same`: the floor', () => {
+    expect(compareFingerprints(run(() => A), run(() => A_FLOAT)).verdict).toBe('same');
+  });
+
+  it('shifted: a quantized twin (logprobs moved past the floor) is `different`, and says where', () => {
+    const c = compareFingerprints(run(() => A), run(() => A_Q4));
+    expect(c.verdict).toBe('different');
+    expect(c.statistic).toBeGreaterThan(c.threshold);
+    expect(c.where.length).toBeGreaterThan(0);
+  });
+
+  it('other weights are `different`', () => {
+    expect(compareFingerprints(run(() => A), run(() => B)).verdict).toBe('different');
+  });
+
+  it('noisy: a server that ignores temperature 0 (its own spread large) is `unverifiable`, not `different`, even against other weights', () => {
+    const noisy = run(() => A, { noise: 0.3 });
+    const c = compareFingerprints(noisy, run(() => B));
+    expect(c.verdict).toBe('unverifiable');
+    expect(c.threshold).toBeGreaterThan(MAX_THRESHOLD);
+    expect(c.why).toMatch(/own spread/);
+    expect(compareFingerprints(noisy, run(() => A, { noise: 0.3, seed: 9 })).verdict).toBe('unverifiable');
+  });
+
+  it('a little noise raises the threshold with the spread: the same model stays `same`', () => {
+    const c = compareFingerprints(run(() => A, { noise: 0.004, seed: 3 }), run(() => A, { noise: 0.004, seed: 4 }));
+    expect(c.verdict).toBe('same');
+    expect(c.threshold).toBeGreaterThanOrEqual(TOLERANCE_FLOOR);
+  });
+
+  it('no logprobs: answers only (B3IT), `different` when prompts answer otherwise, each run self-consistent', () => {
+    const a = run(() => A, { logprobs: false, answer: (i) => `a${PROMPTS[i]}` });
+    const b = run(() => B, { logprobs: false, answer: (i) => `b${PROMPTS[i]}` });
+    const c = compareFingerprints(a, b);
+    expect(c).toMatchObject({ verdict: 'different', signal: 'answers', statistic: WIDENING.length + 1 });
+    expect(c.why).toMatch(/answers only/);
+  });
+
+  it('no logprobs and alike answers: `same`, saying answers alone cannot tell a quantized twin', () => {
+    const c = compareFingerprints(run(() => A, { logprobs: false }), run(() => A_Q4, { logprobs: false }));
+    expect(c.verdict).toBe('same');
+    expect(c.why).toMatch(/quantized twin/);
+  });
+
+  it('no logprobs and one prompt answered otherwise: `unverifiable` (a near tie flipped by noise)', () => {
+    const b = run(() => A, { logprobs: false, answer: (i) => (PROMPTS[i] === 'colour' ? 'teal' : undefined) });
+    expect(compareFingerprints(run(() => A, { logprobs: false }), b).verdict).toBe('unverifiable');
+  });
+
+  it('no logprobs and answers varying at temperature 0 within a run: `unverifiable`', () => {
+    const noisy = run(() => A, { logprobs: false, answer: (i) => (i % 2 === 0 ? 'apple' : 'river') });
+    expect(compareFingerprints(noisy, run(() => B, { logprobs: false, answer: () => 'zebra' })).verdict).toBe('unverifiable');
+  });
+
+  it('one side with logprobs and one without is weighed on answers', () => {
+    expect(compareFingerprints(run(() => A), run(() => A, { logprobs: false })).signal).toBe('answers');
+  });
+
+  it('nothing answered in common: `unverifiable`', () => {
+    const none: Fingerprint = { version: 1, signal: 'logprobs', topLogprobs: 5, samples: [{ prompt: 'anchor', evidence: 'c1', error: 'HTTP 500' }] };
+    expect(compareFingerprints(none, run(() => A))).toMatchObject({ verdict: 'unverifiable', signal: 'none' });
+  });
+});
+
+describe('mixedBackends: one run, one source or two', () => {
+  it('equal repeats: one source', () => {
+    expect(mixedBackends(run(() => A)).verdict).toBe('one');
+  });
+
+  it('a 50/50 mix of two models: `mixed`, with the split', () => {
+    const m = mixedBackends(run((i) => (i % 2 === 0 ? A : B)));
+    expect(m.verdict).toBe('mixed');
+    expect(m.split!.map((g) => g.size)).toEqual([4, 4]);
+    expect(m.split![0]!.evidence).toHaveLength(4);
+  });
+
+  it('a mix of a model and its quantized twin shows too (logprobs apart, each group exact)', () => {
+    expect(mixedBackends(run((i) => (i < 5 ? A : A_Q4))).verdict).toBe('mixed');
+  });
+
+  it('supporting evidence: a system_fingerprint that splits the same way is said, timing only beside it', () => {
+    const m = mixedBackends(run((i) => (i % 2 === 0 ? A : B), { system: (i) => (i % 2 === 0 ? 'fp_a' : 'fp_b') }));
+    expect(m.supporting.join('; ')).toMatch(/system_fingerprint splits the same way/);
+    expect(m.supporting.join('; ')).toMatch(/supporting only/);
+  });
+
+  it('noisy: a single source that spreads without a gap is undecided, not mixed', () => {
+    expect(mixedBackends(run(() => A, { noise: 0.3 })).verdict).toBe('undecided');
+  });
+
+  it('a different system_fingerprint over one content is `config`, never `mixed` on its own', () => {
+    expect(mixedBackends(run(() => A, { system: (i) => (i % 3 === 0 ? 'fp_a' : 'fp_b') })).verdict).toBe('config');
+  });
+
+  it('answers only: two answers at temperature 0 are undecided alone, mixed when a side signal splits them alike', () => {
+    const answer = (i: number) => (i % 2 === 0 ? 'apple' : 'river');
+    expect(mixedBackends(run(() => A, { logprobs: false, answer })).verdict).toBe('undecided');
+    expect(mixedBackends(run(() => A, { logprobs: false, answer, system: (i) => (i % 2 === 0 ? 'fp_a' : 'fp_b') })).verdict).toBe('mixed');
+  });
+
+  it('too few answered repeats: undecided', () => {
+    const f = run(() => A);
+    f.samples = f.samples.map((s, i) => (i < ANCHOR_REPEATS - 3 ? { prompt: s.prompt, evidence: s.evidence, error: 'HTTP 503' } : s));
+    expect(mixedBackends(f).verdict).toBe('undecided');
+  });
+});
+
+describe('reading the exchanges', () => {
+  const lp = (top: [string, number][]) => ({ content: [{ token: top[0]![0], logprob: top[0]![1], top_logprobs: top.map(([token, logprob]) => ({ token, logprob })) }] });
+
+  it('reads the first token\'s alternatives, most likely first, with the side signals', () => {
+    const x = reply('apple', { logprobs: lp([['apple', -0.2], ['river', -1.7]]), id: 'chatcmpl-AbC123xyz' });
+    (x.json as Record<string, unknown>).system_fingerprint = 'fp_1';
+    expect(readSample(x, 'anchor')).toMatchObject({ prompt: 'anchor', answer: 'apple', top: [['apple', -0.2], ['river', -1.7]], systemFingerprint: 'fp_1', idForm: 'chatcmpl-*' });
+  });
+
+  it('an error body in a 200 is no answer', () => {
+    const s = readSample(errorIn200(), 'anchor');
+    expect(s.answer).toBeUndefined();
+    expect(s.error).toMatch(/error body/);
+  });
+
+  it('id forms: a word prefix kept, runs as *', () => {
+    expect(idForm('chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT')).toBe('chatcmpl-*');
+    expect(idForm('3f2b8c1e-0d4a-4b7e-9c2f-1a2b3c4d5e6f')).toBe('*-*-*-*-*');
+  });
+
+  it('a server that answers without logprobs gives an answers-only fingerprint that says so', () => {
+    const xs = FINGERPRINT_PLAN.map((prompt) => ({ prompt, x: reply('apple'), logprobs: true }));
+    expect(fingerprintOf(xs)).toMatchObject({ signal: 'answers', why: 'the server answered without logprobs (ignored)' });
+  });
+
+  it('a refusal of logprobs is said as such', () => {
+    const xs = [{ prompt: ANCHOR, x: refused(400, 'logprobs is not supported', { param: 'logprobs' }), logprobs: true }, ...FINGERPRINT_PLAN.slice(1).map((prompt) => ({ prompt, x: reply('apple'), logprobs: false }))];
+    const f = fingerprintOf(xs, 'the server refused logprobs (HTTP 400)');
+    expect(f.signal).toBe('answers');
+    expect(judgeFingerprint(f)).toMatchObject({ verdict: 'pass' });
+    expect(judgeFingerprint(f).findings!.map((x) => x.code)).toContain('answers_only');
+  });
+});
+
+describe('the probes\' verdicts', () => {
+  it('identity.fingerprint: pass for a deterministic model, warn for one whose spread leaves no power, inconclusive for a mix', () => {
+    expect(judgeFingerprint(run(() => A)).verdict).toBe('pass');
+    expect(judgeFingerprint(run(() => A, { noise: 0.3 })).verdict).toBe('warn');
+    expect(judgeFingerprint(run((i) => (i % 2 === 0 ? A : B))).verdict).toBe('inconclusive');
+  });
+
+  it('identity.mixed_backends: pass, warn (config), fail (mixed), inconclusive (noisy)', () => {
+    expect(judgeMixed(run(() => A)).verdict).toBe('pass');
+    expect(judgeMixed(run(() => A, { system: (i) => (i % 3 === 0 ? 'fp_a' : 'fp_b') })).verdict).toBe('warn');
+    const mixed = judgeMixed(run((i) => (i % 2 === 0 ? A : B)));
+    expect(mixed.verdict).toBe('fail');
+    expect(mixed.findings![0]!.code).toBe('mixed_backends');
+    expect(judgeMixed(run(() => A, { noise: 0.3 })).verdict).toBe('inconclusive');
+  });
+
+  it('every request errored: inconclusive (or an error for a cause), never pass', () => {
+    const xs = FINGERPRINT_PLAN.map((prompt) => ({ prompt, x: errorIn200(), logprobs: true }));
+    const f = fingerprintOf(xs);
+    expect(judgeFingerprint(f, xs.map((o) => o.x)).verdict).toBe('inconclusive');
+    expect(judgeMixed(f, xs.map((o) => o.x)).verdict).toBe('inconclusive');
+  });
+});
