@@ -56,11 +56,12 @@ export interface Llama {
  * Starts llama-server on a free loopback port and resolves when it says it listens (default: 4 slots, 2
  * threads). Any of the weights under any alias: the identity calibration serves each variant under one name.
  */
-export async function startLlama(paths: RealPaths, model: Weights, alias: string, o: { apiKey?: string; slots?: number; threads?: number } = {}): Promise<Llama> {
+export async function startLlama(paths: RealPaths, model: Weights, alias: string, o: { apiKey?: string; slots?: number; threads?: number; args?: string[] } = {}): Promise<Llama> {
   const port = await freePort();
   const args = ['-m', paths.models[model], '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '-t', String(o.threads ?? 2), '-c', '4096', '--no-ui'];
   if (o.apiKey) args.push('--api-key', o.apiKey);
   if (o.slots) args.push('-np', String(o.slots));
+  if (o.args) args.push(...o.args);
   // A model that never stops then never ends an answer (llama-server shifts its context instead of stopping
   // when it fills): the audit's uncapped smoke call runs past --timeout, as on a misconfigured server.
   if (model === 'runaway') args.push('--context-shift');
