@@ -32,6 +32,9 @@ export { EVERY_PROBE } from './results/view.js';
 export { EXIT } from './results/exit.js';
 export { gate } from './report/gate.js';
 export { loadBaseline, baselineFrom, type Baseline } from './report/baseline.js';
+export { compareReports, type ReportComparison } from './report/compare.js';
+// Is it the same model? A fingerprint, and the two tests of it (docs/identity.md).
+export { Fingerprint, compareFingerprints, mixedBackends, type FingerprintComparison, type MixedBackends } from './results/identity.js';
 export { readReport } from './report/read.js';
 export { renderMatrix } from './report/writers/markdown.js';
 export { renderJunit } from './report/writers/junit.js';

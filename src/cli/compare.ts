@@ -1,7 +1,7 @@
 import { Boundary } from '../boundary/boundary.js';
 import { oneLine } from '../text.js';
 import { CannotTestError } from '../errors.js';
-import { compareReports } from '../report/compare.js';
+import { compareReports, type ReportComparison } from '../report/compare.js';
 import { readReport, reportFile } from '../report/read.js';
 import { writeCompareHtml } from '../report/writers/compare-html.js';
 import { unreadable } from '../words.js';
@@ -10,6 +10,21 @@ import type { Report } from '../results/model.js';
 import { HAR_FILE } from '../report/har.js';
 import { displayPath, err, out } from './output.js';
 import { dirname, join } from 'node:path';
+
+/** What the fingerprints say, model by model: the verdict, then the test's figures and where the two differ. */
+export function identityLines(identity: ReportComparison['identity']): string[] {
+  if (identity.length === 0) return [];
+  const count = (v: string) => identity.filter((i) => i.comparison.verdict === v).length;
+  const lines = [`identity: ${identity.length} model(s) fingerprinted in both: ${count('same')} same, ${count('different')} different, ${count('unverifiable')} unverifiable`];
+  let width = 0;
+  for (const i of identity) width = Math.max(width, oneLine(i.model).length);
+  for (const { model, comparison: c } of identity) {
+    const rate = (x: number | undefined) => (x === undefined ? 'not calibrated' : `${Math.round(x * 1000) / 10}%`);
+    lines.push(`${c.verdict.padEnd(13)}  ${oneLine(model).padEnd(width)}  ${oneLine(c.why)} (false alarms ${rate(c.falseAlarmRate)}, power ${rate(c.power)}, n = ${c.sampleSize.a}/${c.sampleSize.b} answers over ${c.sampleSize.prompts} prompts)`);
+    for (const w of c.verdict === 'same' ? [] : c.where) lines.push(`${''.padEnd(13)}  ${''.padEnd(width)}    ${w.prompt}: ${c.signal === 'logprobs' ? `moved ${Math.round(w.distance * 1000) / 1000}, ` : ''}A ${JSON.stringify(w.a ?? null)}, B ${JSON.stringify(w.b ?? null)}`);
+  }
+  return lines;
+}
 
 /** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */
 export async function compareCommand(a: string, b: string, args: { json: boolean; html?: string | undefined }): Promise<number> {
@@ -55,6 +70,7 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
           x.change === 'model_missing' ? `${x.probe}: ${x.cells} cell(s) in A, the model gone from B` : x.change === 'model_added' ? `${x.probe}: ${x.cells} cell(s) in B, the model not in A` : `${x.probe}: ${x.a ?? '—'} → ${x.b ?? '—'}`;
         lines.push(`${x.change.padEnd(13)}  ${oneLine(x.model).padEnd(width)}  ${what}`);
       }
+      lines.push(...identityLines(result.identity));
       out(`${lines.join('\n')}\n`);
     }
     return result.worse ? EXIT.failed : EXIT.ok;

@@ -69,6 +69,7 @@ export function generate(body: Json, honoured: ReadonlySet<string>, quirks: Quir
     random: has('seed') ? seededRandom(Number(body.seed)) : () => draws.next(`${String(body.model)}\u0000${prompt}`),
     favourite: quirks.favourite,
     weakRecall: quirks.weakRecall,
+    salt: quirks.weights,
   };
   const n = has('n') && Number.isInteger(body.n) ? Math.max(1, Math.min(Number(body.n), 8)) : 1;
   const choices: GeneratedChoice[] = [];
@@ -125,7 +126,7 @@ function oneChoice(
     tokens = tokens.slice(0, Math.max(0, room));
     finish = 'length';
   }
-  const logprobs = has('logprobs') && body.logprobs === true ? logprobsOf(tokens, Number(body.top_logprobs ?? 0)) : undefined;
+  const logprobs = has('logprobs') && body.logprobs === true ? logprobsOf(tokens, Number(body.top_logprobs ?? 0), quirks) : undefined;
   return { tokens, content: tokens.join(''), toolCalls: [], finish, logprobs, reasoning: said, reasoningTokens: spent };
 }
 
@@ -166,13 +167,20 @@ function callTools(body: Json, has: (key: string) => boolean, prompt: string, in
   return serial ? calls.slice(0, 1) : calls;
 }
 
-function logprobsOf(tokens: string[], top: number): TokenLogprob[] {
+function logprobsOf(tokens: string[], top: number, quirks: Pick<Quirks, 'weights' | 'quantized'>): TokenLogprob[] {
+  const w = quirks.weights;
+  // With weights: each token's logprob and its alternatives' gaps follow from the weights (and, for a
+  // quantized twin, move by up to `quantized`, the same way every time); without: fixed steps.
+  const move = (key: string) => (quirks.quantized ? (((hash(`q\u0000${key}`) % 2001) / 1000 - 1) * quirks.quantized) : 0);
+  const shade = (key: string) => (w === undefined ? 0 : (hash(`${w}\u0000${key}`) % 1000) / 1000);
   return tokens.map((token, i) => {
-    const logprob = -Math.round((0.05 + (i % 5) * 0.1) * 1000) / 1000;
+    const base = w === undefined ? -Math.round((0.05 + (i % 5) * 0.1) * 1000) / 1000 : -(0.05 + 0.5 * shade(`${i}${token}`));
+    const logprob = Math.min(0, base + move(`${i}${token}`));
     const alternatives = [{ token, logprob, bytes: [...Buffer.from(token)] }];
     for (let k = 1; k < top; k++) {
       const alt = `${token}${'_'.repeat(k)}`;
-      alternatives.push({ token: alt, logprob: logprob - k, bytes: [...Buffer.from(alt)] });
+      const gap = w === undefined ? k : k * (0.8 + 0.4 * shade(`${i}${alt}`)) + move(`${i}${alt}`);
+      alternatives.push({ token: alt, logprob: logprob - gap, bytes: [...Buffer.from(alt)] });
     }
     return { token, logprob, bytes: [...Buffer.from(token)], top_logprobs: alternatives.slice(0, Math.max(0, top)) };
   });

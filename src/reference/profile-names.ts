@@ -24,4 +24,5 @@ export const PROFILE_NAMES = [
   'rebuilding-gateway',
   'huge-errors',
   'usage',
+  'identity',
 ] as const;

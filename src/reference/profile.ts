@@ -198,6 +198,32 @@ export const Quirks = z.object({
   outOfRange: z.enum(['refuse', 'clamp', 'crash', 'unnamed', 'llama-cpp']).default('refuse'),
   /** Spaces after every non-stream JSON answer, this many: valid JSON larger than chatprobe reads (its cap). */
   paddedBody: z.number().int().min(0).default(0),
+  /**
+   * The weights behind the name (identity.*): the first token's logprobs, and the greedy answer to an open
+   * prompt, follow from them. Unset: the pseudo-model's plain logprobs, the same for every model.
+   */
+  weights: z.string().optional(),
+  /** The weights change at every server start (a relay that swaps the model between runs): `weights` plus the start. */
+  weightsPerStart: z.boolean().default(false),
+  /** A quantized twin: every logprob moved by up to this much (deterministically per token), answers alike. */
+  quantized: z.number().min(0).max(1).optional(),
+  /**
+   * One name over several backends, in turn (a load balancer): each repeat of one request goes to the next
+   * weights of this list, each with its own `system_fingerprint` when `systemFingerprint` is set.
+   */
+  roundRobin: z
+    .array(
+      z.object({
+        weights: z.string(),
+        quantized: z.number().min(0).max(1).optional(),
+        /** This backend's own `system_fingerprint` (two configurations of one model). */
+        fingerprint: z.string().optional(),
+      }),
+    )
+    .min(2)
+    .optional(),
+  /** A `system_fingerprint` naming the weights (fp_ and a hash), as OpenAI's names a backend configuration; unset: null. */
+  systemFingerprint: z.boolean().default(false),
   stream: StreamQuirks.default(StreamQuirks.parse({})),
 });
 export type Quirks = z.infer<typeof Quirks>;

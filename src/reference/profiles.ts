@@ -21,6 +21,7 @@ import wrongBaseUrl from '../../fixtures/profiles/wrong-base-url.json' with { ty
 import rebuildingGateway from '../../fixtures/profiles/rebuilding-gateway.json' with { type: 'json' };
 import hugeErrors from '../../fixtures/profiles/huge-errors.json' with { type: 'json' };
 import usage from '../../fixtures/profiles/usage.json' with { type: 'json' };
+import identity from '../../fixtures/profiles/identity.json' with { type: 'json' };
 import { Profile } from './profile.js';
 import { PROFILE_NAMES } from './profile-names.js';
 
@@ -47,6 +48,7 @@ const BUNDLED: Record<string, unknown> = {
   'rebuilding-gateway': rebuildingGateway,
   'huge-errors': hugeErrors,
   usage: usage,
+  identity: identity,
 };
 
 export { PROFILE_NAMES };

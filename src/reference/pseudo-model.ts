@@ -109,6 +109,8 @@ export interface Sampler {
   favourite?: number | undefined;
   /** Recall tasks (code words, remembered words, tool results, colours) get a vague answer. */
   weakRecall?: boolean | undefined;
+  /** The weights (Quirks.weights): an open prompt's greedy answer follows from them. */
+  salt?: string | undefined;
 }
 
 /** The text the pseudo-model answers to a conversation: instructions in system or developer messages
@@ -163,6 +165,9 @@ function valuesOf(json: string): string {
   return json;
 }
 
+/** The prompt an open answer is drawn from: with the weights' salt when the model has weights of its own. */
+const salted = (prompt: string, sampler: Sampler): string => (sampler.salt === undefined ? prompt : `${sampler.salt}\u0000${prompt}`);
+
 /** The text the pseudo-model answers to the last user message, before limits, stops and formats. */
 export function answer(prompt: string, sampler: Sampler): string {
   const word = /reply with the single word\s+"?([A-Za-z0-9_-]+)"?/i.exec(prompt);
@@ -177,11 +182,11 @@ export function answer(prompt: string, sampler: Sampler): string {
   }
   if (/random six-digit number/i.test(prompt)) {
     const r = sampler.greedy ? undefined : sampler.random();
-    if (r === undefined || (sampler.favourite !== undefined && r < sampler.favourite)) return String(100000 + (hash(prompt) % 900000));
+    if (r === undefined || (sampler.favourite !== undefined && r < sampler.favourite)) return String(100000 + (hash(salted(prompt, sampler)) % 900000));
     return String(100000 + Math.floor(((r - (sampler.favourite ?? 0)) / (1 - (sampler.favourite ?? 0))) * 900000));
   }
   if (/random english noun/i.test(prompt)) {
-    const i = sampler.greedy ? hash(prompt) % NOUNS.length : Math.floor(sampler.random() * NOUNS.length);
+    const i = sampler.greedy ? hash(salted(prompt, sampler)) % NOUNS.length : Math.floor(sampler.random() * NOUNS.length);
     return NOUNS[i]!;
   }
   if (/moons/i.test(prompt) && /sky/i.test(prompt)) return 'The sky is blue on a clear day, and the Earth has one moon.';

@@ -8,6 +8,8 @@ export interface Answer {
   model: ProfileModel;
   choices: GeneratedChoice[];
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; completion_tokens_details?: { reasoning_tokens: number } };
+  /** The backend configuration's mark (Quirks.systemFingerprint); absent: null. */
+  systemFingerprint?: string;
 }
 
 function finishOf(a: Answer, c: GeneratedChoice): string | null {
@@ -43,7 +45,7 @@ export function completionBody(a: Answer): Record<string, unknown> {
     return choice;
   });
   const body: Record<string, unknown> = { id: a.id, object: 'chat.completion', created: a.created, model: modelName(a), choices };
-  if (!q.omitStrictFields) body.system_fingerprint = null;
+  if (!q.omitStrictFields || a.systemFingerprint) body.system_fingerprint = a.systemFingerprint ?? null;
   if (!q.omitUsage) body.usage = a.usage;
   return body;
 }
@@ -78,7 +80,7 @@ export function streamSteps(a: Answer, includeUsage: boolean): StreamStep[] {
   // A racing gateway: the usage comes inside a copy of the last content chunk, zero usage on every other.
   const inRepeat = s.usage === 'in-repeat' && includeUsage;
   const zero = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-  const base = () => ({ id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), system_fingerprint: null });
+  const base = () => ({ id: a.id, object: s.chunkObject, created: a.created, model: modelName(a), system_fingerprint: a.systemFingerprint ?? null });
   const chunk = (index: number, delta: Record<string, unknown>, finish: string | null | undefined, extra: Record<string, unknown> = {}) => {
     const choice: Record<string, unknown> = { index, delta, logprobs: null };
     if (finish !== undefined) choice.finish_reason = finish;

@@ -5,7 +5,7 @@ import { openaiError, refuse, rejection, type Refusal, type Reply } from './erro
 import type { Behaviour, Profile, ProfileModel, ServerSettings } from './profile.js';
 import { Draws, generate } from './generate.js';
 import { applyRoles, type Message } from './roles.js';
-import { countPromptTokens, familyPromptTokens, tokenize } from './pseudo-model.js';
+import { countPromptTokens, familyPromptTokens, hash, tokenize } from './pseudo-model.js';
 import { completionBody, frame, streamSteps, type Answer } from './respond.js';
 
 export interface ReferenceServerOptions {
@@ -45,6 +45,10 @@ interface Incoming {
   /** Failed requests so far per model, for failures limited to the first few. */
   failures: Map<string, number>;
   draws: Draws;
+  /** This start of the server, for weights that change at every start (Quirks.weightsPerStart). */
+  start: string;
+  /** Requests so far per model and conversation, for a round robin of backends (Quirks.roundRobin). */
+  turns: Map<string, number>;
   /** A response cache's answers by request body (Quirks.cache). */
   cache: Map<string, Reply>;
   /** This request's line in `received`. */
@@ -327,7 +331,7 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
   const seen = applyRoles(model, body.messages as Message[]);
   if ('refusal' in seen) return seen.refusal;
   const messages = seen.messages;
-  const q = model.quirks;
+  const q = { ...model.quirks, ...weightsOf(c, model, messages) };
   const choices = generate({ ...body, messages }, honoured, q, c.draws);
   // The key goes into prose answers only: JSON answers must stay JSON.
   if (c.profile.server.echoKey && c.token && body.response_format === undefined) {
@@ -352,6 +356,8 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
     usage.completion_tokens_details = { reasoning_tokens: q.reasoning.usage === 'over' ? completionTokens + 5 : thought };
   }
   const a: Answer = { id: `chatcmpl-ref${nextId()}`, created: Math.floor(Date.now() / 1000), model, choices, usage };
+  const named = q.fingerprint ?? (q.systemFingerprint && q.weights !== undefined ? `fp_${hash(q.weights).toString(16)}` : undefined);
+  if (named !== undefined) a.systemFingerprint = named;
   if (c.bill) c.bill.usage = { prompt: promptTokens, completion: completionTokens };
   const streamed = body.stream === true || (q.streamByDefault && body.stream === undefined);
   // A response cache hands an identical request its first answer back, id and all.
@@ -372,6 +378,26 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
   if (q.cache) c.cache.set(raw, reply);
   return reply;
 }
+
+/**
+ * The weights that answer this request (identity.*): the model's own, with this start's mark when they
+ * change at every start, or, behind a round robin, the next backend's for this conversation (repeats of
+ * one request go to each in turn, whatever else the model is sent meanwhile).
+ */
+function weightsOf(c: Incoming, model: ProfileModel, messages: readonly Message[]): { weights?: string; quantized?: number; fingerprint?: string } {
+  const q = model.quirks;
+  if (q.roundRobin) {
+    const key = `${model.id}\u0000${JSON.stringify(messages)}`;
+    const turn = c.turns.get(key) ?? 0;
+    c.turns.set(key, turn + 1);
+    return q.roundRobin[turn % q.roundRobin.length]!;
+  }
+  if (q.weights === undefined) return {};
+  return { weights: q.weightsPerStart ? `${q.weights}#${c.start}` : q.weights };
+}
+
+/** Starts of the reference server in this process: with the process and the time, what makes a start its own. */
+let starts = 0;
 
 /** The request fields OpenAI's chat completions accept; `forbid` profiles refuse any other. */
 const KNOWN_FIELDS = new Set([
@@ -432,12 +458,14 @@ export async function startReferenceServer(options: ReferenceServerOptions): Pro
   const received: ReferenceServer['received'] = [];
   const failures = new Map<string, number>();
   const draws = new Draws();
+  const start = `${process.pid}.${++starts}.${Date.now()}`;
+  const turns = new Map<string, number>();
   const cache = new Map<string, Reply>();
   const ledger: Ledger = { used: 0, pending: [] };
   const server = createServer((req, res) => {
     const entry: ReferenceServer['received'][number] = { method: req.method ?? '', path: (req.url ?? '/').split('?')[0]! };
     received.push(entry);
-    const c: Incoming = { req, res, profile: current, token: '', failures, draws, cache, entry, ledger, record: options.recordBodies === true };
+    const c: Incoming = { req, res, profile: current, token: '', failures, draws, start, turns, cache, entry, ledger, record: options.recordBodies === true };
     const path = (req.url ?? '/').split('?')[0]!;
     const handle = async (): Promise<Reply | undefined> => {
       if (current.server.mode === 'html') return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: HTML_PAGE };

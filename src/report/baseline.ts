@@ -5,6 +5,7 @@ import { CannotTestError } from '../errors.js';
 import { notJson, schemaProblem, unreadable } from '../words.js';
 import { oneLine } from '../text.js';
 import { CapabilityVerdict, ConformanceVerdict, Verdict, type ProbeKind, type Report } from '../results/model.js';
+import { BaselineIdentity } from '../results/identity.js';
 
 /** The verdicts a probe of each kind gives. */
 const VERDICTS_OF: Record<ProbeKind, readonly Verdict[]> = {
@@ -19,6 +20,12 @@ const VERDICTS_OF: Record<ProbeKind, readonly Verdict[]> = {
 export const Baseline = z.object({
   schemaVersion: z.literal(1),
   cells: z.record(z.string(), z.record(z.string(), z.union([Verdict, z.array(Verdict).min(1)]))),
+  /**
+   * Per model, the fingerprint of the run that wrote it (identity.*) and, when the user adds it, what a
+   * later run's must be against it: `"require": "same"` (or `"not_different"`). Written and refreshed by
+   * --update-baseline, which keeps a `require` as it was; docs/identity.md.
+   */
+  identity: z.record(z.string(), BaselineIdentity).optional(),
 });
 export type Baseline = z.infer<typeof Baseline>;
 
@@ -137,7 +144,14 @@ export function baselineFrom(report: Report, previous?: Baseline): Baseline & { 
     update.kept += untouched;
     if (untouched === Object.keys(expected).length) update.keptModels++;
   }
-  return { schemaVersion: 1, cells, update };
+  // The fingerprints this run took replace the stored ones (a `require` kept); the others stay as they were.
+  const identity: NonNullable<Baseline['identity']> = { ...(previous?.identity ?? {}) };
+  for (const m of report.models) {
+    if (!m.fingerprint || m.notRun) continue;
+    const require = previous?.identity?.[m.id]?.require;
+    identity[m.id] = require ? { require, fingerprint: m.fingerprint } : { fingerprint: m.fingerprint };
+  }
+  return Object.keys(identity).length > 0 ? { schemaVersion: 1, cells, identity, update } : { schemaVersion: 1, cells, update };
 }
 
 /** Changed expectations named one by one up to this many; the rest are counted (the file has them all). */
@@ -159,5 +173,6 @@ export function describeUpdate(path: string, u: BaselineUpdate, narrowedBy: read
 }
 
 export async function writeBaseline(path: string, baseline: Baseline): Promise<void> {
-  await writeFile(path, `${JSON.stringify({ schemaVersion: baseline.schemaVersion, cells: baseline.cells }, null, 2)}\n`, 'utf8');
+  const out = baseline.identity ? { schemaVersion: baseline.schemaVersion, cells: baseline.cells, identity: baseline.identity } : { schemaVersion: baseline.schemaVersion, cells: baseline.cells };
+  await writeFile(path, `${JSON.stringify(out, null, 2)}\n`, 'utf8');
 }

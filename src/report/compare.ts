@@ -2,6 +2,7 @@ import { ENDPOINT, type ProbeInfo, type ProbeResult, type Report, type Verdict }
 import { RANK } from '../results/outcome.js';
 import { EVERY_PROBE, viewOf } from '../results/view.js';
 import { matchAny } from '../glob.js';
+import { compareFingerprints, type FingerprintComparison } from '../results/identity.js';
 
 /** How a cell changed from report A to report B. */
 export type Change = 'worse' | 'better' | 'different' | 'model_missing' | 'model_added';
@@ -26,8 +27,24 @@ export interface ReportComparison {
   modelsOnlyIn: { a: string[]; b: string[] };
   /** Changed cells by kind; `model_missing` and `model_added` count models (their lines). */
   counts: Record<Change, number>;
-  /** B is worse than A: a cell fell, or a model A had is gone. */
+  /**
+   * Each model both runs fingerprinted (identity.*), its two fingerprints weighed (results/identity.ts):
+   * same, different or unverifiable, with the statistic, the threshold and the rates behind it.
+   */
+  identity: { model: string; comparison: FingerprintComparison }[];
+  /** B is worse than A: a cell fell, a model A had is gone, or a name serves a different model. */
   worse: boolean;
+}
+
+/** The models both reports fingerprinted, in A's order, each pair weighed. */
+export function compareIdentities(a: Report, b: Report): ReportComparison['identity'] {
+  const inB = new Map(b.models.filter((m) => m.fingerprint && !m.notRun).map((m) => [m.id, m.fingerprint!]));
+  const out: ReportComparison['identity'] = [];
+  for (const m of a.models) {
+    const other = inB.get(m.id);
+    if (m.fingerprint && !m.notRun && other) out.push({ model: m.id, comparison: compareFingerprints(m.fingerprint, other) });
+  }
+  return out;
 }
 
 /**
@@ -95,12 +112,14 @@ export function compareReports(a: Report, b: Report): ReportComparison {
   }
   const counts: Record<Change, number> = { worse: 0, better: 0, different: 0, model_missing: 0, model_added: 0 };
   for (const c of changes) counts[c.change]++;
+  const identity = compareIdentities(a, b);
   return {
     changes,
     probesOnlyIn: { a: [...probesA].filter((p) => !probesB.has(p)), b: [...probesB].filter((p) => !probesA.has(p)) },
     modelsOnlyIn: { a: onlyA, b: onlyB },
     counts,
-    worse: counts.worse > 0 || counts.model_missing > 0,
+    identity,
+    worse: counts.worse > 0 || counts.model_missing > 0 || identity.some((i) => i.comparison.verdict === 'different'),
   };
 }
 

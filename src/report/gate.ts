@@ -5,6 +5,7 @@ import { ENDPOINT, type ModelEntry, type ProbeResult, type Report, type RowResul
 import { outcomeOf } from '../results/outcome.js';
 import { stoppedEarly } from '../results/head.js';
 import { exitCodeOf, summarise } from './summary.js';
+import { compareFingerprints, identityCheck, type IdentityCheck } from '../results/identity.js';
 
 /**
  * Observe, judge, then gate. The probes give verdicts; what they mean for a gate (expected, regression,
@@ -17,13 +18,31 @@ export function gate(report: Report, baseline: Baseline | undefined, about?: { p
   // A loop, not push(...spread): a baseline may name as many models as a server once listed (the stack
   // holds a spread's arguments).
   if (baseline && (!report.shard || report.shard.index === 1)) for (const m of missingModels(report, baseline)) models.push(m);
-  const { summary: _summary, ...observed } = rest;
+  const { summary: _summary, identity: _identity, ...observed } = rest;
   // A run that did not finish never rewrites the baseline (the CLI keeps the file as it was): its report says so.
   const said = about && about.updated && stoppedEarly(report) ? { ...about, updated: false } : about;
   const judged: Report = { ...observed, ...(said ? { baseline: said } : {}), models, results: report.results.map((r) => gateCell(r, baseline)) };
+  const identity = identityChecks(report, baseline);
+  if (identity.length > 0) judged.identity = identity;
   const s = summarise(judged);
-  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing, notRun: s.notRun, exitCode: exitCodeOf(judged, s) };
+  // A name that no longer serves the model its baseline requires fails the gate as a regression does.
+  const swapped = identity.filter((i) => i.outcome === 'failed').length;
+  const exitCode = Math.max(exitCodeOf(judged, s), swapped > 0 && !judged.interrupted && !judged.baseline?.updated ? 1 : 0);
+  judged.summary = { outcomes: s.outcomes, verdicts: s.verdicts as Record<string, number>, comparisons: s.comparisons, regressions: s.comparisons.regression + s.comparisons.missing + swapped, notRun: s.notRun, exitCode };
   return judged;
+}
+
+/** Each model this run fingerprinted that the baseline keeps a fingerprint of, weighed (results/identity.ts). */
+function identityChecks(report: Report, baseline: Baseline | undefined): IdentityCheck[] {
+  const kept = baseline?.identity;
+  if (!kept) return [];
+  const out: IdentityCheck[] = [];
+  for (const m of report.models) {
+    const before = kept[m.id];
+    if (!before || !m.fingerprint || m.notRun) continue;
+    out.push(identityCheck(m.id, compareFingerprints(before.fingerprint, m.fingerprint), before.require));
+  }
+  return out;
 }
 
 /**

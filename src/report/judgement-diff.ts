@@ -9,6 +9,9 @@ import { EVERY_PROBE } from '../results/view.js';
  */
 export const JUDGED_FIELDS = ['kind', 'verdict', 'observed', 'findings', 'cause', 'status', 'message', 'evidence', 'notRun'] as const;
 
+/** The probe name a model's fingerprint differs under (it belongs to the row, not to a cell). */
+export const FINGERPRINT_ROW = '(fingerprint)';
+
 /** A row that was not probed: the fields of its one line the judgement made (its `outcome` and `comparison` are the gate's). */
 const ROW_FIELDS = ['verdict', 'observed', 'cause', 'status', 'evidence'] as const;
 
@@ -54,5 +57,10 @@ export function diffJudgements(a: Report, b: Report): JudgementDiff[] {
     if (m.notRun || other?.notRun) compare(m.id, EVERY_PROBE, m.notRun, other?.notRun, ROW_FIELDS);
   }
   for (const m of b.models) if (!rowsA.has(m.id) && m.notRun) compare(m.id, EVERY_PROBE, undefined, m.notRun, ROW_FIELDS);
+  // A model's fingerprint (identity.*) is judged from its answers too: the record must give it back whole.
+  for (const m of a.models) {
+    const other = rowsB.get(m.id);
+    if ((m.fingerprint || other?.fingerprint) && !same(m.fingerprint, other?.fingerprint)) out.push({ model: m.id, probe: FINGERPRINT_ROW, field: 'fingerprint', a: m.fingerprint, b: other?.fingerprint });
+  }
   return out;
 }

@@ -128,8 +128,6 @@ export const Fingerprint = z.object({
   /** `top_logprobs` asked for. */
   topLogprobs: z.number().int(),
   samples: z.array(FingerprintSample),
-  /** The tokenizer family the usage probes' counts named in the same run, when they did. */
-  tokenizer: z.string().optional(),
 });
 export type Fingerprint = z.infer<typeof Fingerprint>;
 
@@ -309,6 +307,57 @@ function compareAnswers(a: Fingerprint, b: Fingerprint, common: string[], base: 
   return { ...stat, verdict: 'same', why: `${only}: all ${common.length} prompts answered alike; answers alone do not tell a quantized twin (low power); ${cal.note}` };
 }
 
+/**
+ * A baseline's fingerprint of a model, and what the gate requires of the run's against it: `same` (only
+ * `same` passes), `not_different` (`unverifiable` passes too), or nothing (the comparison is reported, not
+ * gated). docs/identity.md describes the field.
+ */
+export const IdentityRequirement = z.enum(['same', 'not_different']);
+export type IdentityRequirement = z.infer<typeof IdentityRequirement>;
+export const BaselineIdentity = z.object({ require: IdentityRequirement.optional(), fingerprint: Fingerprint });
+export type BaselineIdentity = z.infer<typeof BaselineIdentity>;
+
+/** A model's fingerprint weighed against its baseline's, as the report keeps it (report/gate.ts). */
+export const IdentityCheck = z.object({
+  model: z.string(),
+  verdict: z.enum(['same', 'different', 'unverifiable']),
+  statistic: z.number(),
+  threshold: z.number(),
+  falseAlarmRate: z.number().optional(),
+  power: z.number().optional(),
+  sampleSize: z.object({ prompts: z.number().int(), a: z.number().int(), b: z.number().int() }),
+  signal: z.enum(['logprobs', 'answers', 'none']),
+  where: z.array(z.object({ prompt: z.string(), distance: z.number(), a: z.string().optional(), b: z.string().optional() })),
+  why: z.string(),
+  /** What the baseline requires; absent: reported, not gated. */
+  require: IdentityRequirement.optional(),
+  /** passed / failed against the requirement; `skipped` when nothing is required. */
+  outcome: z.enum(['passed', 'failed', 'skipped']),
+});
+export type IdentityCheck = z.infer<typeof IdentityCheck>;
+
+/** Whether a comparison meets a requirement. */
+export const meets = (verdict: FingerprintComparison['verdict'], require: IdentityRequirement): boolean => verdict === 'same' || (require === 'not_different' && verdict === 'unverifiable');
+
+/** A comparison as the report keeps it (undefined members left out: the schema's optional fields). */
+export function identityCheck(model: string, c: FingerprintComparison, require: IdentityRequirement | undefined): IdentityCheck {
+  const out: IdentityCheck = {
+    model,
+    verdict: c.verdict,
+    statistic: Number.isFinite(c.statistic) ? c.statistic : Number.MAX_VALUE,
+    threshold: c.threshold,
+    sampleSize: c.sampleSize,
+    signal: c.signal,
+    where: c.where.map((w) => ({ prompt: w.prompt, distance: Number.isFinite(w.distance) ? w.distance : Number.MAX_VALUE, ...(w.a !== undefined ? { a: w.a } : {}), ...(w.b !== undefined ? { b: w.b } : {}) })),
+    why: c.why,
+    outcome: require === undefined ? 'skipped' : meets(c.verdict, require) ? 'passed' : 'failed',
+  };
+  if (c.falseAlarmRate !== undefined) out.falseAlarmRate = c.falseAlarmRate;
+  if (c.power !== undefined) out.power = c.power;
+  if (require) out.require = require;
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // One run: one source or several
 
@@ -464,3 +513,52 @@ function sideVerdict(base: Pick<MixedBackends, 'signal' | 'repeats' | 'spread'>,
   const which = sides.map((s) => `${s.name} (${[...new Set(s.values.filter((v) => v !== undefined))].slice(0, 3).join(', ')})`);
   return { ...base, verdict: 'config', supporting: which.map((w) => `${w} differs`), why: `${seen}, but ${which.join('; ')} differ across them: backends of one configuration apart, serving alike` };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// What the reports show of a fingerprint
+
+export interface FingerprintView {
+  signal: Fingerprint['signal'];
+  /** Samples answered, of those sent. */
+  answered: number;
+  sent: number;
+  prompts: number;
+  /** The widest distance among one prompt's repeats (logprobs only). */
+  spread: number | undefined;
+  /** The anchor's answers, most frequent first, with their counts. */
+  anchor: { answer: string; count: number }[];
+  systemFingerprints: string[];
+  idForms: string[];
+  /** The anchor's repeats in the order sent: each answer (or the failure) and its first token's logprob. */
+  repeats: { evidence: string; answer?: string; logprob?: number; error?: string }[];
+  /** In words, one line. */
+  text: string;
+}
+
+/** A fingerprint as the matrix, JUnit and report.html show it: its signal, its own spread, the anchor's answers. */
+export function viewFingerprint(f: Fingerprint): FingerprintView {
+  const answered = f.samples.filter(answered_);
+  const counts = new Map<string, number>();
+  for (const s of samplesOf(f, FINGERPRINT_PROMPT_KEYS[0])) counts.set(s.answer!, (counts.get(s.answer!) ?? 0) + 1);
+  const anchor = [...counts].map(([answer, count]) => ({ answer, count })).sort((a, b) => b.count - a.count || (a.answer < b.answer ? -1 : 1));
+  const spread = ownSpread(f);
+  const systemFingerprints = [...new Set(answered.map((s) => s.systemFingerprint).filter((v): v is string => v !== undefined))];
+  const idForms = [...new Set(answered.map((s) => s.idForm).filter((v): v is string => v !== undefined))];
+  const prompts = new Set(answered.map((s) => s.prompt)).size;
+  const parts = [
+    f.signal === 'logprobs' ? `logprobs (top ${f.topLogprobs})` : `answers only${f.why ? ` (${f.why})` : ''}`,
+    `${answered.length}/${f.samples.length} answered over ${prompts} prompts`,
+    spread !== undefined ? `own spread ${fmt(spread)}` : '',
+    anchor.length > 0 ? `anchor ${anchor.slice(0, 3).map((a) => `${JSON.stringify(a.answer)} ×${a.count}`).join(', ')}${anchor.length > 3 ? ', …' : ''}` : '',
+    systemFingerprints.length > 0 ? `system_fingerprint ${systemFingerprints.slice(0, 3).join(', ')}` : '',
+  ];
+  const repeats = f.samples
+    .filter((s) => s.prompt === FINGERPRINT_PROMPT_KEYS[0])
+    .map((s) => {
+      const lp = s.top?.find(([t]) => s.answer !== undefined && s.answer.startsWith(t))?.[1] ?? s.top?.[0]?.[1];
+      return { evidence: s.evidence, ...(s.answer !== undefined ? { answer: s.answer } : {}), ...(lp !== undefined ? { logprob: lp } : {}), ...(s.error !== undefined ? { error: s.error } : {}) };
+    });
+  return { signal: f.signal, answered: answered.length, sent: f.samples.length, prompts, spread, anchor, systemFingerprints, idForms, repeats, text: parts.filter(Boolean).join(' · ') };
+}
+
+const answered_ = (s: FingerprintSample): boolean => s.answer !== undefined;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TRANSPORT_KINDS } from '../http/failure.js';
 import { Cap } from './budget.js';
-import { Fingerprint } from './identity.js';
+import { Fingerprint, IdentityCheck } from './identity.js';
 
 /** The Report is the one model every writer renders from; a merged report renders like a live one. */
 
@@ -255,6 +255,11 @@ export const Report = z.object({
   probes: z.array(ProbeInfo),
   results: z.array(ProbeResult),
   calls: z.number().int(),
+  /**
+   * Set by gate() when the baseline keeps fingerprints: each model's fingerprint weighed against the
+   * baseline's (results/identity.ts), failed where the baseline requires `same` and did not get it.
+   */
+  identity: z.array(IdentityCheck).optional(),
   /** Set by gate(): a not-probed row counts once. */
   summary: ReportSummary.optional(),
 });

@@ -110,8 +110,9 @@ export function fingerprintOf(xs: readonly { prompt: FingerprintPrompt; x: Excha
 
 /**
  * The fingerprint's requests, back to back in one request slot (their order is the record's, so a replay
- * answers each repeat as the run did). The first asks for logprobs; if the model refuses it where the
- * smoke call answered (a 4xx), the others go without, and the fingerprint is answers only (B3IT).
+ * answers each repeat as the run did). The first asks for logprobs; if it gets no answer where the smoke
+ * call got one (a 4xx, or an error body in a 200), the others go without, and the fingerprint is answers
+ * only (B3IT). A refusal of temperature 0 ends it: a model that samples cannot be fingerprinted greedily.
  */
 export const FINGERPRINT = defineShared({
   key: 'identity.fingerprint',
@@ -122,18 +123,19 @@ export const FINGERPRINT = defineShared({
       let logprobs = true;
       let refused: string | undefined;
       for (const prompt of FINGERPRINT_PLAN) {
-        // As written: a reasoning model's room would change the request between models and runs.
-        const x = await ctx.chat(body(prompt, logprobs), { ...inSlot, exact: true });
+        // A reasoning model's limits get room for its reasoning (engine/room.ts): the answer still comes.
+        const x = await ctx.chat(body(prompt, logprobs), inSlot);
         out.push({ prompt, x, logprobs });
-        if (out.length > 1 || x.ok || x.cause || x.status === undefined || x.status < 400 || x.status >= 500) continue;
-        // The first request refused (a 4xx) where the smoke call answered: logprobs, or temperature 0 itself.
-        if (answerProblem(ctx.control(), 'content')) continue;
-        if (namesAny(x, ['temperature'])) {
+        const declined = !x.cause && x.status !== undefined && x.status >= 400 && x.status < 500;
+        if (declined && namesAny(x, ['temperature'])) {
           refused = `the model refuses temperature 0 (${describeFailure(x).slice(0, 160)})`;
           break;
         }
-        logprobs = false;
-        refused = `the server refused logprobs (${describeFailure(x).slice(0, 160)})`;
+        const noAnswer = declined || (x.ok && answerProblem(x, 'choice') !== undefined && !x.truncated);
+        if (out.length === 1 && noAnswer && !answerProblem(ctx.control(), 'content')) {
+          logprobs = false;
+          refused = `the request with logprobs got no answer where the plain one did (${(answerProblem(x, 'choice') ?? describeFailure(x)).slice(0, 160)})`;
+        }
       }
       return { fingerprint: fingerprintOf(out, refused), exchanges: out.map((o) => o.x) };
     }),

@@ -386,8 +386,13 @@ const temperature: Rule = (d) => {
   if (d.q.favourite !== undefined || d.q.randomAtZero || reasoningFillsDefault(d)) return undefined;
   // Never `ignored`: variety at 0 may be the model's own randomness as much as an ignored parameter.
   if (k !== 'honour' || fixed(d) || cached(d)) return 'inconclusive';
+  // Backends of other weights in turn: the greedy samples differ by backend, no collapse to see.
+  if (mixesWeights(d)) return 'inconclusive';
   return 'honoured';
 };
+
+/** A round robin over backends of other weights (`roundRobin`): greedy answers to an open prompt differ by backend. */
+const mixesWeights = (d: Declared) => d.q.roundRobin !== undefined && new Set(d.q.roundRobin.map((b) => b.weights)).size > 1;
 
 /**
  * The temperature the samples without the parameter are drawn at (1) refused: no variety to compare with.
@@ -409,6 +414,9 @@ const collapse =
     if (k === 'error200' || refusesTemperatureOne(d)) return 'inconclusive';
     if (d.q.favourite !== undefined || reasoningFillsDefault(d)) return undefined;
     if (fixed(d) || cached(d)) return 'inconclusive'; // one answer to everything: no variety to collapse
+    // Greedy answers differ by backend: no collapse to see. (The pseudo-model's seeded draws do not follow
+    // its weights, so a seed still collapses them.)
+    if (key !== 'seed' && mixesWeights(d)) return 'inconclusive';
     if (k === 'honour') return 'honoured';
     return d.param('temperature') === 'honour' && !d.q.randomAtZero ? 'ignored' : 'inconclusive';
   };
@@ -666,6 +674,68 @@ const usageCache: Rule = (d) => {
 };
 
 // ---------------------------------------------------------------------------------------------------
+// Identity: the fingerprint's prompts at temperature 0, the anchor repeated (suites/support/identity.ts)
+
+/**
+ * The fingerprint gets no answer at all: an answer no probe reads, temperature 0 refused or failed in a
+ * 200 (the fingerprint stops, or every request fails), the output limit failing in a 200, or reasoning
+ * that leaves no room to learn (hidden and not counted).
+ */
+function fingerprintUnanswered(d: Declared): boolean {
+  if (unreadableAnswer(d) || d.q.emptyContent) return true;
+  const t = d.model.features.temperature;
+  if (typeof t === 'object' && 'reject' in t && !(t.reject.allow ?? []).includes(0)) return true;
+  if (d.param('temperature') === 'error200' || d.param('max_tokens') === 'error200') return true;
+  if (d.q.reasoning?.place === 'hidden' && d.q.reasoning.usage === 'none') return true;
+  // Reasoning that fills the limit of a request without one: no room learnt, and one or eight tokens are all reasoning.
+  return reasoningFillsDefault(d);
+}
+
+/** Answers that vary at temperature 0: the server samples anyway (or ignores temperature), and no cache repeats it. */
+const samplesAtZero = (d: Declared) => (d.q.randomAtZero || d.param('temperature') === 'ignore') && !cached(d);
+
+/** Logprobs read: honoured (a refusal or a failure in a 200 leaves the answers only). */
+const fingerprintLogprobs = (d: Declared) => d.param('logprobs') === 'honour';
+
+/**
+ * What the mixed-channel test sees of a round robin (`roundRobin`): with logprobs, two groups (other weights,
+ * or a quantized twin, apart past the floor); answers only, two answers only for other weights, and a mix
+ * only when each backend names itself (`systemFingerprint`).
+ */
+function roundRobinSeen(d: Declared): 'mixed' | 'answers-split' | 'config' | 'alike' | undefined {
+  const rr = d.q.roundRobin;
+  if (!rr) return undefined;
+  const otherWeights = new Set(rr.map((b) => b.weights)).size > 1;
+  const otherLogprobs = new Set(rr.map((b) => `${b.weights}\u0000${b.quantized ?? 0}`)).size > 1;
+  // What each backend says in system_fingerprint: its own, or one named after its weights.
+  const marks = new Set(rr.map((b) => b.fingerprint ?? (d.q.systemFingerprint ? b.weights : undefined)));
+  const otherMarks = marks.size > 1 && !marks.has(undefined);
+  if (fingerprintLogprobs(d) ? otherLogprobs : otherWeights) {
+    if (fingerprintLogprobs(d)) return 'mixed';
+    // Answers only: two answers are a mix where each backend names itself apart.
+    return otherMarks ? 'mixed' : 'answers-split';
+  }
+  return otherMarks ? 'config' : 'alike';
+}
+
+const identityFingerprint: Rule = (d) => {
+  if (fingerprintUnanswered(d)) return 'inconclusive';
+  const rr = roundRobinSeen(d);
+  if (rr === 'mixed') return 'inconclusive'; // two groups: identity.mixed_backends's finding, no one spread
+  if (rr === 'answers-split' || samplesAtZero(d)) return 'warn'; // its own spread leaves comparisons no power
+  return 'pass';
+};
+
+const identityMixedBackends: Rule = (d) => {
+  if (fingerprintUnanswered(d)) return 'inconclusive';
+  const rr = roundRobinSeen(d);
+  if (rr === 'mixed') return 'fail';
+  // Two answers with nothing else to split them by: a mix, or a server that samples.
+  if (rr === 'answers-split' || samplesAtZero(d)) return 'inconclusive';
+  return rr === 'config' ? 'warn' : 'pass';
+};
+
+// ---------------------------------------------------------------------------------------------------
 
 /** The rule of every model-scope probe, by id. */
 export const MODEL_RULES: Record<string, Rule> = {
@@ -738,6 +808,8 @@ export const MODEL_RULES: Record<string, Rule> = {
   'usage.prompt_overhead': usageOverhead,
   'usage.completion': usageCompletion,
   'usage.cache': usageCache,
+  'identity.fingerprint': identityFingerprint,
+  'identity.mixed_backends': identityMixedBackends,
   'billing.failed_call': billing((b) => (b.failures === 'bill' ? 'fail' : 'pass')),
   // Weighed against the plain call's usage, and the stream's (with include_usage).
   'billing.stream': billing((b, d) => (usageUnread(d) || usageStreamRefused(d) ? 'inconclusive' : b.stream === 'usage' ? 'pass' : 'fail')),

@@ -8,6 +8,8 @@
  * every request with an error inside a 200, establishes no fact (llama-server.test.ts checks that on two
  * such servers).
  */
+import { TOP_LOGPROBS, topDistance } from '../../src/results/identity.js';
+import { ANCHOR, firstTop } from '../../suites/support/identity.js';
 import { ask, calls, content, type Answer } from './llama.js';
 import { askStream, readStream, type StreamFacts } from './stream.js';
 
@@ -156,6 +158,12 @@ export interface Facts {
   /** The greedy counting request streamed (with include_usage) assembles into the text it gets unstreamed. */
   greedyStreamMatches: boolean;
   distinctAtOne: number;
+  /**
+   * The fingerprint's anchor (identity.*) three times, one after another, at temperature 0 with
+   * top_logprobs 5 and one token: how many answered, how many alternatives each first token has, and the
+   * largest logprob move among them (results/identity.ts topDistance).
+   */
+  identity: { answered: number; tops: number[]; spread: number };
   seedRepeats: boolean;
   topPRepeats: boolean;
   /** The greedy answer with a stop string taken from its middle ends just before it. */
@@ -240,6 +248,11 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     return out;
   };
   const same = (xs: Answer[]) => xs.every(answered) && new Set(xs.map(content)).size === 1;
+  const anchors: Answer[] = [];
+  for (let i = 0; i < 3; i++) anchors.push(await chat({ messages: user(ANCHOR.text), max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: TOP_LOGPROBS }));
+  const anchorTops = anchors.map((a) => (answered(a) ? firstTop(a.body) : undefined));
+  let anchorSpread = 0;
+  for (const x of anchorTops) for (const y of anchorTops) anchorSpread = Math.max(anchorSpread, x && y ? topDistance(x, y) : Infinity);
   const t0 = await samples({ temperature: 0 });
   const t1 = await samples({ temperature: 1 });
   const seeded = await samples({ temperature: 1, seed: 42 });
@@ -358,6 +371,7 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     greedyRepeats: same(t0),
     greedyStreamMatches: usageStream.status === 200 && greedy !== '' && usageStream.content === greedy,
     distinctAtOne: t1.every(answered) ? new Set(t1.map(content)).size : 0,
+    identity: { answered: anchors.filter(answered).length, tops: anchorTops.map((t) => t?.length ?? 0), spread: anchorSpread },
     seedRepeats: same(seeded),
     topPRepeats: same(topP),
     stopCutsBefore: stop.trim().length > 0 && greedy.indexOf(stop) === at && content(stopped).trimEnd() === greedy.slice(0, at).trimEnd(),

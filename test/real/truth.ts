@@ -10,6 +10,7 @@
  * ignored; every mechanical effect must be decisive.
  */
 import type { Verdict } from '../../src/results/model.js';
+import { TOLERANCE_FLOOR, TOP_LOGPROBS } from '../../src/results/identity.js';
 import { COUNT, QUESTION, RULE, RULE_IN_USER, UNIT_A, type Facts } from './facts.js';
 import type { StreamFacts } from './stream.js';
 
@@ -223,6 +224,29 @@ const USAGE: Row[] = [
 ];
 
 /**
+ * The fingerprint (identity.*): llama-server on the CPU at temperature 0 repeats the anchor's first-token
+ * alternatives within the tolerance floor (bit-exact when nothing else is batched with it), one server
+ * behind the name. The calibration (test/real/identity.test.ts, docs/identity.md) measures restarts,
+ * thread counts and other weights.
+ */
+const IDENTITY: Row[] = [
+  {
+    probe: 'identity.fingerprint',
+    stops: 'pass',
+    runaway: 'pass',
+    because: `the anchor at temperature 0 with top_logprobs ${TOP_LOGPROBS} answers every time, ${TOP_LOGPROBS} alternatives each, within ${TOLERANCE_FLOOR} of each other in logprob`,
+    holds: both((f) => f.identity.answered === 3 && f.identity.tops.every((n) => n === TOP_LOGPROBS) && f.identity.spread <= TOLERANCE_FLOOR),
+  },
+  {
+    probe: 'identity.mixed_backends',
+    stops: 'pass',
+    runaway: 'pass',
+    because: 'one llama-server behind the name: the anchor\'s repeats agree within the floor (no two groups), and no system_fingerprint of its own',
+    holds: both((f) => f.identity.answered === 3 && f.identity.spread <= TOLERANCE_FLOOR),
+  },
+];
+
+/**
  * The endpoint row (probes of scope "target"), one verdict a server. tiny-stops is served without a key:
  * anyone may call it, and there is no key to send without "Bearer ". tiny-runaway is served with
  * --api-key: a 401 in the OpenAI envelope, but a key without "Bearer " is taken as well.
@@ -397,6 +421,7 @@ export const TRUTH: Row[] = [
   ...WEAK,
   ...REASONING,
   ...USAGE,
+  ...IDENTITY,
   {
     probe: 'roles.image',
     stops: 'rejected',

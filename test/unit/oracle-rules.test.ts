@@ -413,6 +413,31 @@ describe('the oracle rules', () => {
     expect(v('usage.cache', { quirks: { errorIn200: true } })).toBe('inconclusive');
   });
 
+  it('fingerprint a model at temperature 0: one source passes, a round robin of weights fails the mix test, a sampling route is undecided', () => {
+    const id = (model: ModelSpec) => [v('identity.fingerprint', model), v('identity.mixed_backends', model)];
+    expect(id({})).toEqual(['pass', 'pass']);
+    expect(id({ quirks: { weights: 'a', quantized: 0.2 } })).toEqual(['pass', 'pass']);
+    // Logprobs refused, ignored or failed in a 200: answers only, still one source.
+    for (const logprobs of ['ignore', reject(), { error200: 'no' }]) expect(id({ features: { logprobs } })).toEqual(['pass', 'pass']);
+    // Two weights in turn: two groups of logprobs (a mix, no one spread to keep); a quantized twin too.
+    expect(id({ quirks: { roundRobin: [{ weights: 'a' }, { weights: 'b' }] } })).toEqual(['inconclusive', 'fail']);
+    expect(id({ quirks: { roundRobin: [{ weights: 'a' }, { weights: 'a', quantized: 0.2 }] } })).toEqual(['inconclusive', 'fail']);
+    // Answers only: two answers are a mix only when each backend names itself; a twin answers alike.
+    expect(id({ features: { logprobs: 'ignore' }, quirks: { roundRobin: [{ weights: 'a' }, { weights: 'b' }] } })).toEqual(['warn', 'inconclusive']);
+    expect(id({ features: { logprobs: 'ignore' }, quirks: { roundRobin: [{ weights: 'a' }, { weights: 'b' }], systemFingerprint: true } })).toEqual(['inconclusive', 'fail']);
+    expect(id({ features: { logprobs: 'ignore' }, quirks: { roundRobin: [{ weights: 'a' }, { weights: 'a', quantized: 0.2 }] } })).toEqual(['pass', 'pass']);
+    // One model in two configurations: the content is one source, system_fingerprint differs (warn, never fail).
+    expect(id({ quirks: { roundRobin: [{ weights: 'a', fingerprint: 'fp_1' }, { weights: 'a', fingerprint: 'fp_2' }] } })).toEqual(['pass', 'warn']);
+    // Temperature dropped, or sampling anyway: its own spread (warn), a mix undecidable; a cache repeats itself.
+    expect(id({ features: { temperature: 'ignore' } })).toEqual(['warn', 'inconclusive']);
+    expect(id({ quirks: { randomAtZero: true } })).toEqual(['warn', 'inconclusive']);
+    expect(id({ quirks: { randomAtZero: true, cache: true } })).toEqual(['pass', 'pass']);
+    // No answer to read: temperature 0 refused, an error in a 200, a stream, reasoning that fills the limit.
+    for (const model of [{ features: { temperature: { reject: { message: 'only 1', allow: [1] } } } }, { quirks: { errorIn200: true } }, { quirks: { streamByDefault: true } }, { quirks: { emptyContent: true } }, { quirks: { reasoning: { tokens: 300 }, defaultLimit: 256 } }]) {
+      expect(id(model), JSON.stringify(model)).toEqual(['inconclusive', 'inconclusive']);
+    }
+  });
+
   it('leave the contrasts and samples of a model behind a response cache inconclusive: a replay is one sample', () => {
     const r = row({ quirks: { cache: true } });
     for (const p of ['parameters.temperature', 'parameters.top_p', 'parameters.seed', 'parameters.response_format.json_object', 'parameters.tool_choice.required', 'parameters.tool_choice.none', 'parameters.tool_choice.named', 'parameters.parallel_tool_calls']) {

@@ -104,6 +104,7 @@ export async function writeCompareHtml(path: string, title: string, runs: readon
       probes: view.probes,
       counts,
       notes,
+      identity: view.against.map((c, i) => ({ a: runs[0]!.label, b: runs[i + 1]!.label, models: c.identity })),
       differences: view.differences.map(row),
       same: view.same.map(row),
     };

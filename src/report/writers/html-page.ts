@@ -1,4 +1,5 @@
 import { BILLING_JS } from './html-billing.js';
+import { IDENTITY_JS } from './html-identity.js';
 
 /**
  * The style and script of report.html (writers/html.ts). The script reads the page's JSON blocks and builds
@@ -36,6 +37,7 @@ button.more { font: inherit; font-size: 13px; margin: 4px 16px; padding: 1px 10p
 .chip { display: inline-flex; align-items: center; gap: 4px; padding: 0 8px 0 4px; border-radius: 12px; border: 1px solid var(--line); font-size: 12px; cursor: pointer; user-select: none; }
 .chip input { margin: 0; }
 .chip.off { opacity: .45; }
+.fp-rep { display: inline-block; margin: 1px 2px; padding: 0 6px; border-radius: 10px; font-size: 12px; white-space: nowrap; }
 .shown { color: #555; font-size: 13px; margin-left: auto; }
 .t-good { background: var(--good); color: var(--good-ink); }
 .t-notice { background: var(--notice); color: var(--notice-ink); }
@@ -281,6 +283,7 @@ export const KIT_JS = String.raw`
 export const PAGE_JS =
   String.raw`
 ${BILLING_JS}
+${IDENTITY_JS}
 (function () {
   'use strict';` +
   KIT_JS +
@@ -757,6 +760,8 @@ ${BILLING_JS}
   app.appendChild(timingsSection());
   var billing = billingSection(h, R);
   if (billing) app.appendChild(billing);
+  var identity = identitySection(h, R);
+  if (identity) app.appendChild(identity);
 
   render();
   // A link to a cell (#model=…&probe=…) opens its evidence.

@@ -1,3 +1,4 @@
+import { viewFingerprint } from '../../results/identity.js';
 import { closeSync, existsSync, openSync, writeSync } from 'node:fs';
 import { eachHarEntry, type HarEntryView } from '../har.js';
 import { ENDPOINT, type Report } from '../../results/model.js';
@@ -236,6 +237,7 @@ function pageData(report: Report, exchanges: boolean, cut?: PageCut): unknown {
       ...m,
       ...(m.notRun ? { notRun: { ...m.notRun, repro: repro(m.notRun.verdict, m.notRun.evidence, m.id, EVERY_PROBE) } } : {}),
       ...(totals.has(m.id) ? { totals: totals.get(m.id), rank: rank.get(m.id) } : {}),
+      ...(m.fingerprint && !m.notRun ? { fingerprintView: viewFingerprint(m.fingerprint) } : {}),
     })),
   };
 }

@@ -1,3 +1,4 @@
+import { viewFingerprint, type Fingerprint, type IdentityCheck } from '../../results/identity.js';
 import { ENDPOINT, type ModelEntry, type ProbeResult, type Report } from '../../results/model.js';
 import { oneLine, showControls } from '../../text.js';
 import { describeChange } from '../summary.js';
@@ -161,13 +162,14 @@ function* suitesOf(report: Report): Generator<Suite> {
   }
   const endpoint = byModel.get(ENDPOINT);
   if (endpoint) yield { model: ENDPOINT, name: 'endpoint', props: [['scope', 'endpoint']], cases: endpoint };
+  const checks = new Map((report.identity ?? []).map((c) => [c.model, c]));
   for (const m of report.models) {
     const row = rowAsResult(m, EVERY_PROBE);
-    yield { model: m.id, name: oneLine(m.id), props: modelProps(m), cases: row ? [row] : (byModel.get(m.id) ?? []) };
+    yield { model: m.id, name: oneLine(m.id), props: modelProps(m, checks.get(m.id)), cases: row ? [row] : (byModel.get(m.id) ?? []) };
   }
 }
 
-function modelProps(m: ModelEntry): [string, string][] {
+function modelProps(m: ModelEntry, check: IdentityCheck | undefined): [string, string][] {
   const props: [string, string][] = [
     ['model', m.id],
     ['listed', String(m.listed)],
@@ -177,6 +179,24 @@ function modelProps(m: ModelEntry): [string, string][] {
   if (m.advice) props.push(['advice', m.advice]);
   if (m.stalled) props.push(['stalled_after', m.stalled.join(' ')]);
   if (m.billing) props.push(...billingProps(m.billing));
+  if (m.fingerprint && !m.notRun) props.push(...identityProps(m.fingerprint, check));
+  return props;
+}
+
+/** The model's fingerprint (identity.*) as suite properties, and its comparison with the baseline's. */
+function identityProps(f: Fingerprint, check: IdentityCheck | undefined): [string, string][] {
+  const v = viewFingerprint(f);
+  const props: [string, string][] = [
+    ['identity.signal', v.signal],
+    ['identity.answered', `${v.answered}/${v.sent}`],
+  ];
+  if (v.spread !== undefined) props.push(['identity.spread', String(v.spread)]);
+  if (v.anchor.length > 0) props.push(['identity.anchor', v.anchor.map((a) => `${JSON.stringify(a.answer)}x${a.count}`).join(' ')]);
+  if (v.systemFingerprints.length > 0) props.push(['identity.system_fingerprint', v.systemFingerprints.join(' ')]);
+  if (check) {
+    props.push(['identity.baseline', check.verdict], ['identity.baseline.statistic', `${check.statistic} (threshold ${check.threshold})`], ['identity.baseline.why', check.why]);
+    if (check.require) props.push(['identity.baseline.require', check.require], ['identity.baseline.outcome', check.outcome]);
+  }
   return props;
 }
 

@@ -5,6 +5,7 @@ import { capsReachedText, comparedWithBaseline, describeChange, notRunText, says
 import { isMissing, runModels, viewOf } from '../../results/view.js';
 import { REPRODUCIBLE, reproLine } from '../repro.js';
 import { LISTED_LINES, MATRIX_MODELS } from '../bounds.js';
+import { viewFingerprint } from '../../results/identity.js';
 
 /**
  * Text from a server (or a user) in Markdown, safe in a table cell and in a GitHub step summary: one line,
@@ -74,6 +75,24 @@ function quotaSection(report: Report): string[] {
     if (bill.unbilled) notes.push(`- **${escapeText(m.id)}**: ${escapeText(bill.unbilled)}`);
   }
   return [...out, '', ...(notes.length > 0 ? [...notes, ''] : [])];
+}
+
+/**
+ * Each model's fingerprint (identity.*): its signal, its own spread at temperature 0, the anchor's answers;
+ * and, with a baseline that keeps fingerprints, the comparison with it (report/gate.ts).
+ */
+function identitySection(report: Report): string[] {
+  const rows = report.models.filter((m) => m.fingerprint && !m.notRun);
+  const checks = new Map((report.identity ?? []).map((c) => [c.model, c]));
+  if (rows.length === 0) return [];
+  const out = ['## Fingerprints', '', '| model | fingerprint | against the baseline |', '|---|---|---|'];
+  for (const m of rows.slice(0, LISTED_LINES)) {
+    const c = checks.get(m.id);
+    const gate = c ? `${c.outcome === 'failed' ? '❌ ' : ''}${c.verdict}${c.require ? ` (requires ${c.require.replace('_', ' ')})` : ''}: ${escapeText(c.why)}` : '—';
+    out.push(`| ${escapeText(m.id)} | ${escapeText(viewFingerprint(m.fingerprint!).text)} | ${gate} |`);
+  }
+  if (rows.length > LISTED_LINES) out.push('', `The table lists the first ${LISTED_LINES} of ${rows.length} fingerprints; report.json has them all.`);
+  return [...out, ''];
 }
 
 export function renderMatrix(report: Report): string {
@@ -166,6 +185,7 @@ export function renderMatrix(report: Report): string {
     out.push('');
   }
   for (const line of quotaSection(report)) out.push(line);
+  for (const line of identitySection(report)) out.push(line);
   out.push('## Findings', '');
   // A model that was not probed is explained once, in the model facts, not once per probe.
   const stopped = new Set(report.models.filter((m) => m.cause).map((m) => m.id));

@@ -1,0 +1,125 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProfile } from '../../src/reference/profiles.js';
+import type { Profile } from '../../src/reference/profile.js';
+import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
+import type { Report } from '../../src/results/model.js';
+import { runCli } from '../helpers/cli.js';
+import { parseReport } from '../helpers/report-schema.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk-identity-7d2f9a41c0b3';
+
+/**
+ * Two runs of one relay (the identity profile), the server restarted between them, and a third endpoint
+ * that serves the steady model's quantized twin under its name: compare and the baseline gate say which
+ * name still serves the model it served (same), which does not (different), and never guess.
+ */
+describe('is it the same model, every time? (identity.*, compare, the baseline)', () => {
+  let dir: string;
+  const servers: ReferenceServer[] = [];
+  const serve = async (p: Profile) => {
+    const s = await startReferenceServer({ profile: p, apiKey: KEY });
+    servers.push(s);
+    return s;
+  };
+  const audit = (url: string, out: string, ...args: string[]) => runCli(['--base-url', url, '--out', out, '--probes', 'identity.*', '--quiet', ...args], { OPENAI_API_KEY: KEY });
+  const report = async (out: string): Promise<Report> => parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+
+  /** The identity profile's steady model and the swapping one; for the relay, the steady one quantized. */
+  const profile = (relay = false): Profile => {
+    const p = loadProfile('identity');
+    p.models = p.models.filter((m) => m.id === 'id-steady' || m.id === 'id-swapping');
+    if (relay) p.models = p.models.map((m) => (m.id === 'id-steady' ? { ...m, quirks: { ...m.quirks, quantized: 0.2 } } : m));
+    return p;
+  };
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    // The first run, and a baseline written from it.
+    const first = await serve(profile());
+    expect((await audit(first.url, join(dir, 'a'), '--update-baseline', '--baseline', join(dir, 'baseline.json'))).code).toBe(0);
+    await first.close();
+    // The same relay started again (id-swapping's weights change with every start), and a relay of the twin.
+    const [again, relay] = await Promise.all([serve(profile()), serve(profile(true))]);
+    const runs = await Promise.all([audit(again.url, join(dir, 'b')), audit(relay.url, join(dir, 'relay'))]);
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => s.close()));
+  });
+
+  it('keeps each model\'s fingerprint in its row of report.json', async () => {
+    const a = await report(join(dir, 'a'));
+    for (const m of a.models) {
+      expect(m.fingerprint, m.id).toMatchObject({ version: 1, signal: 'logprobs', topLogprobs: 5 });
+      expect(m.fingerprint!.samples).toHaveLength(12);
+    }
+    expect(a.results.map((r) => `${r.model} ${r.probe} ${r.verdict}`).sort()).toEqual([
+      'id-steady identity.fingerprint pass',
+      'id-steady identity.mixed_backends pass',
+      'id-swapping identity.fingerprint pass',
+      'id-swapping identity.mixed_backends pass',
+    ]);
+  });
+
+  it('compare: the steady model is the same after a restart; the one that swaps weights is different, and B is worse', async () => {
+    const run = await runCli(['compare', join(dir, 'a'), join(dir, 'b'), '--json']);
+    expect(run.code).toBe(1);
+    const c = JSON.parse(run.stdout) as { identity: { model: string; comparison: { verdict: string } }[]; changes: unknown[] };
+    expect(c.changes).toEqual([]);
+    expect(c.identity.map((i) => [i.model, i.comparison.verdict])).toEqual([
+      ['id-steady', 'same'],
+      ['id-swapping', 'different'],
+    ]);
+    const text = await runCli(['compare', join(dir, 'a'), join(dir, 'b')]);
+    expect(text.stdout).toContain('identity: 2 model(s) fingerprinted in both: 1 same, 1 different, 0 unverifiable');
+    expect(text.stdout).toMatch(/^different +id-swapping +largest logprob move/m);
+  });
+
+  it('compare: a relay that serves the quantized twin under the name is found different', async () => {
+    const c = JSON.parse((await runCli(['compare', join(dir, 'a'), join(dir, 'relay'), '--json'])).stdout) as { identity: { model: string; comparison: { verdict: string; statistic: number; threshold: number } }[] };
+    const steady = c.identity.find((i) => i.model === 'id-steady')!.comparison;
+    expect(steady.verdict).toBe('different');
+    expect(steady.statistic).toBeGreaterThan(steady.threshold);
+  });
+
+  it('compare --html: the page says which name serves another model', async () => {
+    const page = join(dir, 'compare.html');
+    await runCli(['compare', join(dir, 'a'), join(dir, 'b'), '--html', page]);
+    const html = await readFile(page, 'utf8');
+    expect(html).toContain('"identity":[{"a":"A","b":"B","models":[');
+    expect(html).toContain('Same model behind each name? (fingerprints)');
+  });
+
+  it('the baseline keeps the fingerprints; with "require": "same" the run against a swapped model fails, the steady one passes', async () => {
+    const path = join(dir, 'baseline.json');
+    const baseline = JSON.parse(await readFile(path, 'utf8'));
+    expect(Object.keys(baseline.identity)).toEqual(['id-steady', 'id-swapping']);
+    for (const m of Object.keys(baseline.identity)) baseline.identity[m].require = 'same';
+    await writeFile(path, JSON.stringify(baseline));
+    const again = await serve(profile());
+    const out = join(dir, 'gated');
+    const run = await audit(again.url, out, '--baseline', path);
+    expect(run.code).toBe(1);
+    const gated = await report(out);
+    expect(gated.identity!.map((i) => [i.model, i.verdict, i.outcome])).toEqual([
+      ['id-steady', 'same', 'passed'],
+      ['id-swapping', 'different', 'failed'],
+    ]);
+    // Every cell is as expected: only the identity check fails the run.
+    expect(gated.results.every((r) => r.comparison === 'expected')).toBe(true);
+    const md = await readFile(join(out, 'matrix.md'), 'utf8');
+    expect(md).toContain('## Fingerprints');
+    expect(md).toMatch(/\| id-swapping \| .* \| ❌ different \(requires same\): /);
+    const html = await readFile(join(out, 'report.html'), 'utf8');
+    expect(html).toContain('"fingerprintView":');
+  });
+
+  it('the dry run prices the fingerprint: 12 requests a model', async () => {
+    const s = servers[servers.length - 1]!;
+    const dry = JSON.parse((await runCli(['--base-url', s.url, '--probes', 'identity.*', '--dry-run', '--json'], { OPENAI_API_KEY: KEY })).stdout);
+    expect(dry.perArea.find((a: { area: string }) => a.area === 'identity')).toEqual({ area: 'identity', probes: 2, requests: 12, maxTokens: 19 });
+  });
+});
