@@ -32,8 +32,6 @@ const TIME = {
 export const UNIT_A = '3.14159265358979 ∑∫∂√∞≈\n';
 /** roles.system's request, which usage.prompt_overhead reads too; the two in one user message (the free point the usage probes read). */
 export const RULE = 'Answer every message with only the word PINEAPPLE.';
-/** The identity probes' anchor prompt (suites/support/identity.ts), written out again. */
-const ANCHOR = 'Reply with one random English noun, nothing else.';
 export const QUESTION = 'What is the capital of France?';
 export const RULE_IN_USER = `${RULE} ${QUESTION}`;
 export { COUNT };
@@ -207,8 +205,6 @@ export interface Facts {
    *  how many ended on their own, and whether any carries reasoning (a reasoning field, <think> tags or
    *  reasoning_tokens). */
   own: { answered: number; stopped: number; reasoning: boolean };
-  /** The identity probes' anchor asked four times, one after another, greedy, one token, top_logprobs 5. */
-  identity: { answered: number; withTop: number; alike: boolean };
 }
 
 export async function gatherFacts(base: string, alias: string, key?: string): Promise<Facts> {
@@ -305,10 +301,6 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
   };
   const plain = own[0]!;
   const plainUsage = usageOf(plain);
-  // identity.*'s anchor, written out again: one after another, so no other request shares their batch.
-  const anchors: Answer[] = [];
-  for (let i = 0; i < 4; i++) anchors.push(await chat({ messages: user(ANCHOR), temperature: 0, max_tokens: 1, logprobs: true, top_logprobs: 5 }));
-  const tops = anchors.map((a) => a.body?.choices?.[0]?.logprobs?.content?.[0]?.top_logprobs).filter((t) => Array.isArray(t) && t.length > 0);
   const unknownModel = await ask(base, { model: 'no-such-model', messages: user(OK), max_tokens: 8 }, auth);
   const keyless = { model: alias, messages: user(OK), max_tokens: 8 };
 
@@ -377,7 +369,6 @@ export async function gatherFacts(base: string, alias: string, key?: string): Pr
     stopCutsBefore: stop.trim().length > 0 && greedy.indexOf(stop) === at && content(stopped).trimEnd() === greedy.slice(0, at).trimEnd(),
     fiveStopsStatus: (await chat({ messages: user(COUNT), max_tokens: 8, stop: [stop, 'a1', 'b2', 'c3', 'd4'] })).status,
     choicesWithN2: ((await chat({ messages: user(OK), max_tokens: 8, n: 2 })).body?.choices ?? []).length,
-    identity: { answered: anchors.filter(answered).length, withTop: tops.length, alike: tops.length > 0 && tops.every((t) => JSON.stringify(t) === JSON.stringify(tops[0])) },
     logprobEntries: ((await chat({ messages: user(OK), max_tokens: 8, logprobs: true, top_logprobs: 2 })).body?.choices?.[0]?.logprobs?.content ?? []).length,
     jsonModeStartsObject: content(jsonMode).trimStart().startsWith('{'),
     schemaFits,

@@ -206,21 +206,6 @@ const USAGE: Row[] = [
     because: 'identical requests at temperature 0 and 1 each get an id of their own, and the answers at 1 vary: nothing handed back again',
     holds: both((f) => f.usage.idsDistinct && f.distinctAtOne === 3),
   },
-  {
-    probe: 'identity.fingerprint',
-    stops: 'pass',
-    runaway: 'pass',
-    because:
-      "the anchor's repeats at temperature 0, one after another, get bit-identical first-token logprobs; the stopping model's audit (two requests at once) batches some with other probes' requests, which moves them by under 0.01 (docs/identity.md), inside the floor",
-    holds: both((f) => f.identity.answered === 4 && f.identity.withTop === 4 && f.identity.alike),
-  },
-  {
-    probe: 'identity.mixed_backends',
-    stops: 'pass',
-    runaway: 'pass',
-    because: "one llama-server behind the name: the anchor's repeats agree (within the floor where batched), no two groups, one system_fingerprint",
-    holds: both((f) => f.identity.answered === 4 && f.identity.withTop === 4 && f.identity.alike),
-  },
 ];
 
 /**
