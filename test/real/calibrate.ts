@@ -13,7 +13,9 @@
  *
  * Prints markdown tables for docs/identity.md, and writes them to --out FILE when given.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startPortkey, loadBalanceHeaders } from '../helpers/portkey.js';
 import { busy, IDENTITY_MODEL, runIdentity, type IdentityRun } from './identity-runs.js';
 import { analyse, type Kind } from './identity-figures.js';
@@ -21,6 +23,15 @@ import { realPaths, startLlama, stopAll, type Llama, type Weights } from './llam
 import { RAW_PROMPTS, sample, spread, type Spread, type TopLogprobs } from './raw-logprobs.js';
 
 const MODEL = IDENTITY_MODEL;
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The calibration's own copy of the bundle, inside the checkout (the bundle's imports resolve from
+ * node_modules there): a test run meanwhile rebuilds dist/, and a run started in that moment would find no
+ * CLI. One a process (two calibrations side by side keep their own), removed at its end.
+ */
+const CLI_COPY = join(ROOT, `.calibrate-cli-${process.pid}`);
+const cli = join(CLI_COPY, 'cli.mjs');
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(name);
 const value = (name: string) => {
@@ -34,8 +45,8 @@ const say = (line = '') => {
   console.log(line);
 };
 
-async function serving<T>(weights: Weights, threads: number, fn: (server: Llama) => Promise<T>): Promise<T> {
-  const server = await startLlama(realPaths(), weights, MODEL, { threads });
+async function serving<T>(weights: Weights, threads: number, fn: (server: Llama) => Promise<T>, slots?: number): Promise<T> {
+  const server = await startLlama(realPaths(), weights, MODEL, slots ? { threads, slots } : { threads });
   try {
     return await fn(server);
   } finally {
@@ -55,6 +66,7 @@ async function raw(): Promise<void> {
   const ref = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats));
   const together = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { together: 4 }));
   const top20 = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { top: 20 }));
+  const together8 = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { together: 8 }), 8);
   const restart = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats));
   const oneThread = await serving('stops', 1, (s) => sample(s.url, MODEL, repeats));
   const variants: [string, Weights][] = [
@@ -74,6 +86,7 @@ async function raw(): Promise<void> {
   say(row('-t 1', spread(ref, oneThread)));
   say(row('top_logprobs 20 (its top 5 compared)', spread(ref, top20)));
   say(row('4 requests at once (one batch)', spread(ref, together)));
+  say(row('8 requests at once (-np 8, one batch)', spread(ref, together8)));
   for (const [name, s] of others) {
     say(row(`${name}: its own repeats`, spread(s, s)));
     say(row(name, spread(ref, s)));
@@ -127,32 +140,39 @@ async function runs(file: string): Promise<void> {
   const busyRun = async (s: Llama) => {
     const load = busy(s.url);
     try {
-      return await runIdentity(s.url);
+      return await runIdentity(s.url, [], 'identity.*', cli);
     } finally {
       await load.stop();
     }
   };
   const first = existsSync(file) ? Math.max(-1, ...readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { round: number }).round)) + 1 : 0;
   let threads = { ta: 2, tb: 1 };
+  let forceRestart = false;
   try {
     for (let round = first; Date.now() < until; round++) {
-      if ((round - first) % RESTART_EVERY === 0) threads = await start(round);
+      if ((round - first) % RESTART_EVERY === 0 || forceRestart) {
+        forceRestart = false;
+        threads = await start(round);
+      }
       const { ta, tb } = threads;
       const s = servers;
       const jobs: Promise<void>[] = [busyRun(s.busyA!).then((r) => record(round, 'busy', ta, r)), busyRun(s.busyB!).then((r) => record(round, 'busy', tb, r))];
       if (round % every === 0) {
         const pair = (round / every) % 2 === 0 ? (['lb_q4_0', s.lbQ4_0!] as const) : (['lb_other', s.lbOther!] as const);
         jobs.push(
-          runIdentity(s.quietA!.url).then((r) => record(round, 'quiet', ta, r)),
-          runIdentity(s.quietB!.url).then((r) => record(round, 'quiet', tb, r)),
-          runIdentity(s.q8_0!.url).then((r) => record(round, 'q8_0', 2, r)),
-          runIdentity(s.q4_0!.url).then((r) => record(round, 'q4_0', 2, r)),
-          runIdentity(s.other!.url).then((r) => record(round, 'other', 2, r)),
-          runIdentity(gateway.url, loadBalanceHeaders([s.lbF16!.url, pair[1].url])).then((r) => record(round, pair[0], undefined, r)),
+          runIdentity(s.quietA!.url, [], 'identity.*', cli).then((r) => record(round, 'quiet', ta, r)),
+          runIdentity(s.quietB!.url, [], 'identity.*', cli).then((r) => record(round, 'quiet', tb, r)),
+          runIdentity(s.q8_0!.url, [], 'identity.*', cli).then((r) => record(round, 'q8_0', 2, r)),
+          runIdentity(s.q4_0!.url, [], 'identity.*', cli).then((r) => record(round, 'q4_0', 2, r)),
+          runIdentity(s.other!.url, [], 'identity.*', cli).then((r) => record(round, 'other', 2, r)),
+          runIdentity(gateway.url, loadBalanceHeaders([s.lbF16!.url, pair[1].url]), 'identity.*', cli).then((r) => record(round, pair[0], undefined, r)),
         );
       }
-      await Promise.all(jobs);
-      console.error(`round ${round} done (${Math.round((until - Date.now()) / 60_000)} min left)`);
+      const failed = (await Promise.allSettled(jobs)).filter((j) => j.status === 'rejected');
+      for (const f of failed) appendFileSync(`${file}.errors`, `round ${round}: ${String((f as PromiseRejectedResult).reason).slice(0, 2000)}\n`);
+      // A run that failed (a server gone, a CLI that did not start) counts nowhere; the servers start afresh.
+      if (failed.length > 0) forceRestart = true;
+      console.error(`round ${round} done${failed.length ? `, ${failed.length} run(s) failed (${file}.errors)` : ''} (${Math.round((until - Date.now()) / 60_000)} min left)`);
     }
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()));
@@ -174,7 +194,7 @@ async function fullAudits(file: string, pairs: number): Promise<void> {
       const round = 100_000 + i;
       const write = (threads: number, run: IdentityRun) =>
         appendFileSync(file, JSON.stringify({ round, kind: 'full', threads, at: new Date().toISOString(), cells: run.cells, fingerprint: run.fingerprint }) + '\n');
-      await Promise.all([runIdentity(a.url, [], undefined).then((r) => write(2, r)), runIdentity(b.url, [], undefined).then((r) => write(1, r))]);
+      await Promise.all([runIdentity(a.url, [], undefined, cli).then((r) => write(2, r)), runIdentity(b.url, [], undefined, cli).then((r) => write(1, r))]);
       console.error(`full pair ${i} done`);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
@@ -188,6 +208,11 @@ function figures(file: string): void {
 }
 
 try {
+  if (!flag('--raw') && !value('--analyse')) {
+    if (!existsSync(join(ROOT, 'dist', 'cli.mjs'))) throw new Error('no dist/cli.mjs: npm run build first');
+    rmSync(CLI_COPY, { recursive: true, force: true });
+    cpSync(join(ROOT, 'dist'), CLI_COPY, { recursive: true });
+  }
   if (flag('--raw')) await raw();
   else if (value('--full')) {
     await fullAudits(value('--full')!, Number(value('--pairs') ?? 2));
@@ -204,4 +229,5 @@ try {
   if (out) writeFileSync(out, lines.join('\n') + '\n');
 } finally {
   await stopAll();
+  rmSync(CLI_COPY, { recursive: true, force: true });
 }

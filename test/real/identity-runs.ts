@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Report } from '../../src/results/model.js';
 import type { Fingerprint } from '../../src/results/identity.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCommand } from '../helpers/cli.js';
 import { ask } from './llama.js';
 
 export const IDENTITY_MODEL = 'tiny-identity';
@@ -23,12 +23,13 @@ export interface IdentityRun {
 
 /**
  * One audit of the identity probes only; `args`: more of chatprobe's arguments (a gateway's --header);
- * `probes`: another selection (the default audit: every default-tier probe, the identity ones among them).
+ * `probes`: another selection (the default audit: every default-tier probe, the identity ones among them);
+ * `cli`: another copy of the bundle (the calibration runs its own, so a build meanwhile cannot pull it away).
  */
-export async function runIdentity(baseUrl: string, args: string[] = [], probes: string | undefined = 'identity.*'): Promise<IdentityRun> {
+export async function runIdentity(baseUrl: string, args: string[] = [], probes: string | undefined = 'identity.*', cli = CLI): Promise<IdentityRun> {
   const out = await mkdtemp(join(tmpdir(), 'chatprobe-identity-'));
   try {
-    const run = await runCli(['--base-url', baseUrl, '--out', out, '--timeout', '60', ...(probes ? ['--probes', probes] : []), ...args], { OPENAI_API_KEY: 'sk-zq-0123456789abcdef' });
+    const run = await runCommand(process.execPath, [cli, '--base-url', baseUrl, '--out', out, '--timeout', '60', ...(probes ? ['--probes', probes] : []), ...args], { OPENAI_API_KEY: 'sk-zq-0123456789abcdef' });
     let report: Report;
     try {
       report = Report.parse(JSON.parse(await readFile(join(out, 'report.json'), 'utf8')));
