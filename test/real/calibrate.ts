@@ -187,11 +187,14 @@ async function runs(file: string): Promise<void> {
  */
 async function fullAudits(file: string, pairs: number): Promise<void> {
   const paths = realPaths();
+  // Rounds of their own, after any already in the file: a pair is the two runs of one round.
+  const done = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { round: number }).round) : [];
+  const first = Math.max(99_999, ...done) + 1;
   for (let i = 0; i < pairs; i++) {
     const a = await startLlama(paths, 'stops', MODEL, { threads: 2 });
     const b = await startLlama(paths, 'stops', MODEL, { threads: 1 });
     try {
-      const round = 100_000 + i;
+      const round = first + i;
       const write = (threads: number, run: IdentityRun) =>
         appendFileSync(file, JSON.stringify({ round, kind: 'full', threads, at: new Date().toISOString(), cells: run.cells, fingerprint: run.fingerprint }) + '\n');
       await Promise.all([runIdentity(a.url, [], undefined, cli).then((r) => write(2, r)), runIdentity(b.url, [], undefined, cli).then((r) => write(1, r))]);

@@ -4,7 +4,7 @@
  * single servers, each with its sample size and an exact 95% bound. The verdicts are chatprobe's own pure
  * functions (compareFingerprints, mixedBackends) applied to the fingerprints the runs wrote.
  */
-import { compareFingerprints, mixedBackends, ownSpread, type Fingerprint } from '../../src/results/identity.js';
+import { compareFingerprints, mixedBackends, ownSpread, SPREAD_FACTOR, TOLERANCE_FLOOR, type Fingerprint } from '../../src/results/identity.js';
 
 export type Kind = 'quiet' | 'busy' | 'full' | 'q8_0' | 'q4_0' | 'other' | 'lb_q4_0' | 'lb_other';
 
@@ -53,16 +53,20 @@ interface Tally {
   n: number;
   counts: Record<string, number>;
   stats: number[];
+  /** Each pair's statistic over its threshold: past 1 is `different`. */
+  ratios: number[];
 }
 
 function tally(pairs: [Fingerprint, Fingerprint][]): Tally {
-  const t: Tally = { n: pairs.length, counts: {}, stats: [] };
+  const t: Tally = { n: pairs.length, counts: {}, stats: [], ratios: [] };
   for (const [a, b] of pairs) {
     const c = compareFingerprints(a, b);
     t.counts[c.verdict] = (t.counts[c.verdict] ?? 0) + 1;
     t.stats.push(c.statistic);
+    if (c.threshold > 0) t.ratios.push(c.statistic / c.threshold);
   }
   t.stats.sort((x, y) => x - y);
+  t.ratios.sort((x, y) => x - y);
   return t;
 }
 
@@ -101,13 +105,19 @@ export function analyse(lines: RunLine[]): string[] {
   out.push('');
   out.push('**Same model** (compareFingerprints on two runs of the F16 weights from separate server processes, one with -t 2 and one with -t 1; restarted every 8 rounds):');
   out.push('');
-  out.push('| pairs | n | same | different | unverifiable | largest statistic |');
-  out.push('|---|---|---|---|---|---|');
-  const sameRow = (name: string, t: Tally) => `| ${name} | ${t.n} | ${count(t, 'same')} | ${count(t, 'different')} | ${count(t, 'unverifiable')} | ${num(t.stats.at(-1) ?? 0)} |`;
+  out.push('| pairs | n | same | different | unverifiable | largest statistic | largest statistic / threshold |');
+  out.push('|---|---|---|---|---|---|---|');
+  const sameRow = (name: string, t: Tally) => `| ${name} | ${t.n} | ${count(t, 'same')} | ${count(t, 'different')} | ${count(t, 'unverifiable')} | ${num(t.stats.at(-1) ?? 0)} | ${num(t.ratios.at(-1) ?? 0)} |`;
   out.push(sameRow('quiet vs quiet', quiet));
   out.push(sameRow('busy vs busy (3 other requests in flight)', busyT));
   out.push(sameRow('quiet vs busy (not independent of the rows above)', cross));
   if (full.n > 0) out.push(sameRow('whole default audits (--concurrency 4), side by side', full));
+  // Every F16 run against every other (not independent: each run is in many pairs): no bound, but the
+  // largest ratio over thousands of comparisons shows the margin the independent pairs cannot.
+  const f16 = lines.filter((l) => l.kind === 'quiet' || l.kind === 'busy' || l.kind === 'full');
+  const allPairs: [Fingerprint, Fingerprint][] = [];
+  for (let i = 0; i < f16.length; i++) for (let j = i + 1; j < f16.length; j++) allPairs.push([f16[i]!.fingerprint, f16[j]!.fingerprint]);
+  out.push(sameRow('every F16 run against every other (not independent)', tally(allPairs)));
   out.push('');
   out.push(`False alarms (\`different\`): ${sameDifferent} of ${sameN} independent same-model pairs = ${pct(sameN ? sameDifferent / sameN : 0)}, exact one-sided 95% upper bound ${pct(upper95(sameDifferent, sameN))}.`);
   out.push('');
@@ -115,8 +125,8 @@ export function analyse(lines: RunLine[]): string[] {
   // Power: each variant's run against the round's quiet -t 2 run, and against its busy -t 2 run.
   out.push('**Other weights under the same name** (the variant run against the same round\'s F16 run; F16 quiet and busy):');
   out.push('');
-  out.push('| variant | against | n | different | same | unverifiable | power (95% lower bound) | smallest statistic |');
-  out.push('|---|---|---|---|---|---|---|---|');
+  out.push('| variant | against | n | different | same | unverifiable | power (95% lower bound) | smallest statistic | smallest statistic / threshold |');
+  out.push('|---|---|---|---|---|---|---|---|---|');
   const power: Record<string, { k: number; n: number }> = {};
   for (const v of ['q8_0', 'q4_0', 'other'] as const) {
     for (const against of ['quiet', 'busy'] as const) {
@@ -129,8 +139,30 @@ export function analyse(lines: RunLine[]): string[] {
       const t = tally(pairs);
       const k = count(t, 'different');
       if (against === 'quiet') power[v] = { k, n: t.n };
-      out.push(`| ${v === 'other' ? 'other weights' : v.toUpperCase()} | F16 ${against} | ${t.n} | ${k} | ${count(t, 'same')} | ${count(t, 'unverifiable')} | ${t.n ? `${pct(k / t.n)} (${pct(lower95(k, t.n))})` : '–'} | ${num(t.stats[0] ?? 0)} |`);
+      out.push(`| ${v === 'other' ? 'other weights' : v.toUpperCase()} | F16 ${against} | ${t.n} | ${k} | ${count(t, 'same')} | ${count(t, 'unverifiable')} | ${t.n ? `${pct(k / t.n)} (${pct(lower95(k, t.n))})` : '–'} | ${num(t.stats[0] ?? 0)} | ${num(t.ratios[0] ?? 0)} |`);
     }
+  }
+  out.push('');
+
+  // The floor's window: the same statistic against the threshold another floor would give (the rule of
+  // compareFingerprints: the floor, or SPREAD_FACTOR times the larger own spread).
+  out.push(`**The floor's window** (each statistic against max(floor, ${SPREAD_FACTOR} × the larger own spread); the verdicts above are at the floor in the code, ${TOLERANCE_FLOOR}):`);
+  out.push('');
+  out.push('| floor | same-model pairs past it (independent) | largest ratio, every F16 pair | Q8_0 past it | Q4_0 past it | other weights past it | smallest ratio, any variant |');
+  out.push('|---|---|---|---|---|---|---|');
+  const ratioAt = (floor: number, a: Fingerprint, b: Fingerprint) => compareFingerprints(a, b).statistic / Math.max(floor, SPREAD_FACTOR * Math.max(ownSpread(a) ?? 0, ownSpread(b) ?? 0));
+  const variantPairs = (v: Kind) =>
+    rounds.flatMap((r): [Fingerprint, Fingerprint][] => {
+      const x = of(r, v)[0];
+      return x ? (['quiet', 'busy'] as const).flatMap((k) => of(r, k).slice(0, 1).map((ref): [Fingerprint, Fingerprint] => [ref.fingerprint, x.fingerprint])) : [];
+    });
+  for (const floor of [0.01, 0.02, 0.03, 0.05]) {
+    const indep = [...quietPairs, ...busyPairs, ...fullPairs];
+    const past = (ps: [Fingerprint, Fingerprint][]) => ps.filter(([a, b]) => ratioAt(floor, a, b) > 1).length;
+    const maxAll = Math.max(0, ...allPairs.map(([a, b]) => ratioAt(floor, a, b)));
+    const vs = (['q8_0', 'q4_0', 'other'] as const).map((v) => variantPairs(v));
+    const minVariant = Math.min(...vs.flat().map(([a, b]) => ratioAt(floor, a, b)));
+    out.push(`| ${floor} | ${past(indep)} of ${indep.length} | ${num(maxAll)} | ${vs.map((p) => `${past(p)} of ${p.length}`).join(' | ')} | ${num(minVariant)} |`);
   }
   out.push('');
 
