@@ -93,7 +93,8 @@ describe('two llama-servers behind Portkey load-balancing one model name', () =>
   it('routes requests to both (the control: a mix to find)', async () => {
     const seen = new Set<string>();
     const [name, value] = loadBalanceHeaders(servers.map((s) => s.url))[1]!.split(/: (.*)/s);
-    for (let i = 0; i < 12 && seen.size < 2; i++) {
+    // Until both have answered: 40 draws all on one target is 1 in 2^39.
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
       const res = await fetch(`${gateway.url}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', [name!]: value! },
