@@ -166,6 +166,29 @@ export function analyse(lines: RunLine[]): string[] {
   }
   out.push('');
 
+  // Answers only: the same runs with their alternatives taken away, as from a server that gives no
+  // logprobs (llama-server's greedy answer is the same whether logprobs are asked or not).
+  const answersOnly = (f: Fingerprint): Fingerprint => ({ ...f, signal: 'answers', why: 'logprobs taken away by the calibration', samples: f.samples.map(({ top: _top, ...rest }) => rest) });
+  const aPairs = (ps: [Fingerprint, Fingerprint][]) => tally(ps.map(([a, b]) => [answersOnly(a), answersOnly(b)]));
+  out.push('**Answers only** (the same runs without their alternatives, as from a server that gives no logprobs):');
+  out.push('');
+  out.push('| pairs | n | same | different | unverifiable |');
+  out.push('|---|---|---|---|---|');
+  const answersRow = (name: string, t: Tally) => out.push(`| ${name} | ${t.n} | ${count(t, 'same')} | ${count(t, 'different')} | ${count(t, 'unverifiable')} |`);
+  const aSame = aPairs([...quietPairs, ...busyPairs, ...fullPairs]);
+  answersRow('same model (independent pairs)', aSame);
+  for (const v of ['q8_0', 'q4_0', 'other'] as const) {
+    const ps = rounds.flatMap((r): [Fingerprint, Fingerprint][] => {
+      const ref = of(r, 'quiet').find((l) => l.threads === 2) ?? of(r, 'quiet')[0];
+      const x = of(r, v)[0];
+      return ref && x ? [[ref.fingerprint, x.fingerprint]] : [];
+    });
+    answersRow(`${v === 'other' ? 'other weights' : v.toUpperCase()} against F16 quiet`, aPairs(ps));
+  }
+  out.push('');
+  out.push(`Answers-only false alarms: ${count(aSame, 'different')} of ${aSame.n}, exact one-sided 95% upper bound ${pct(upper95(count(aSame, 'different'), aSame.n))}.`);
+  out.push('');
+
   // Mixed: the load-balanced pairs, and every single-server run as its control.
   out.push('**One source or two** (mixedBackends on each run\'s 8 anchor repeats):');
   out.push('');
@@ -190,6 +213,12 @@ export function analyse(lines: RunLine[]): string[] {
   mixedRow('Portkey loadbalance: F16 + Q4_0', lbQ4);
   mixedRow('Portkey loadbalance: F16 + other weights', lbOther);
   const sc = mixedRow('one llama-server (every other run)', single);
+  out.push('');
+  const lbs = [...lbQ4, ...lbOther].map((l) => mixedBackends(l.fingerprint)).filter((m) => m.verdict === 'mixed');
+  const gaps = lbs.map((m) => m.gap ?? 0);
+  const withins = lbs.map((m) => m.spread ?? 0);
+  const singleSpreads = single.map((l) => ownSpread(l.fingerprint) ?? 0);
+  out.push(`The mixed pairs' groups: closest pair across them ${num(Math.min(...gaps))} at the least, widest within ${num(Math.max(0, ...withins))} at the most; a single server's repeats spread ${num(Math.max(0, ...singleSpreads))} at the most.`);
   out.push('');
   out.push(`Mixed false alarms: ${sc.mixed ?? 0} of ${single.length} single-server runs, exact one-sided 95% upper bound ${pct(upper95(sc.mixed ?? 0, single.length))}.`);
   out.push('');
