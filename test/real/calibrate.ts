@@ -20,7 +20,7 @@ import { startPortkey, loadBalanceHeaders } from '../helpers/portkey.js';
 import { busy, IDENTITY_MODEL, runIdentity, type IdentityRun } from './identity-runs.js';
 import { analyse, type Kind } from './identity-figures.js';
 import { realPaths, startLlama, stopAll, type Llama, type Weights } from './llama.js';
-import { RAW_PROMPTS, sample, spread, type Spread, type TopLogprobs } from './raw-logprobs.js';
+import { askedTwice, RAW_PROMPTS, sample, spread, type Spread, type TopLogprobs } from './raw-logprobs.js';
 
 const MODEL = IDENTITY_MODEL;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,6 +67,7 @@ async function raw(): Promise<void> {
   const together = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { together: 4 }));
   const top20 = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { top: 20 }));
   const together8 = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats, { together: 8 }), 8);
+  const [firsts, seconds] = await serving('stops', 2, (s) => askedTwice(s.url, MODEL), 1);
   const restart = await serving('stops', 2, (s) => sample(s.url, MODEL, repeats));
   const oneThread = await serving('stops', 1, (s) => sample(s.url, MODEL, repeats));
   const variants: [string, Weights][] = [
@@ -85,6 +86,7 @@ async function raw(): Promise<void> {
   say(row('restarted', spread(ref, restart)));
   say(row('-t 1', spread(ref, oneThread)));
   say(row('top_logprobs 20 (its top 5 compared)', spread(ref, top20)));
+  say(row('asked again at once (-np 1: all but the last token cached), against the first ask', spread(firsts, seconds)));
   say(row('4 requests at once (one batch)', spread(ref, together)));
   say(row('8 requests at once (-np 8, one batch)', spread(ref, together8)));
   for (const [name, s] of others) {

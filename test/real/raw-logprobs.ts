@@ -50,6 +50,21 @@ export async function sample(base: string, model: string, repeats: number, o: { 
   return out;
 }
 
+/**
+ * Each prompt asked twice in a row, then the next (on a server with one slot): the second ask finds all of
+ * its prompt but the last token in the slot's cache, and evaluates one token where the first evaluated the
+ * prompt's tail in one batch. Returned as [firsts, seconds], one sample each.
+ */
+export async function askedTwice(base: string, model: string, prompts = RAW_PROMPTS): Promise<[TopLogprobs[][], TopLogprobs[][]]> {
+  const firsts: TopLogprobs[][] = [];
+  const seconds: TopLogprobs[][] = [];
+  for (const p of prompts) {
+    firsts.push([await firstToken(base, model, p)]);
+    seconds.push([await firstToken(base, model, p)]);
+  }
+  return [firsts, seconds];
+}
+
 export interface Distance {
   /**
    * The largest |Δ logprob| of one token: over the tokens both lists hold, and for a token one list only
