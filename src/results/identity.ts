@@ -116,6 +116,8 @@ export const FingerprintSample = z.object({
   durationMs: z.number().optional(),
   /** Why there is no answer. */
   error: z.string().optional(),
+  /** The request was refused (a 4xx with no cause of its own: not a rate limit, not the key's quota). */
+  refused: z.boolean().optional(),
 });
 export type FingerprintSample = z.infer<typeof FingerprintSample>;
 
@@ -162,8 +164,8 @@ type Top = readonly (readonly [string, number])[];
  * nothing). A lower bound of the largest move: it never makes noise look like a shift.
  */
 export function topDistance(a: Top, b: Top): number {
-  const ma = new Map(a.map(([t, l]) => [t, l]));
-  const mb = new Map(b.map(([t, l]) => [t, l]));
+  const ma = keyed(a);
+  const mb = keyed(b);
   const lastA = a.length > 0 ? Math.min(...a.map(([, l]) => l)) : 0;
   const lastB = b.length > 0 ? Math.min(...b.map(([, l]) => l)) : 0;
   let d = 0;
@@ -173,6 +175,21 @@ export function topDistance(a: Top, b: Top): number {
   }
   for (const [t, lb] of mb) if (!ma.has(t)) d = Math.max(d, lb - lastA);
   return d;
+}
+
+/**
+ * Alternatives by token text, a text listed twice told apart by its rank among its namesakes (llama.cpp
+ * shows tokens of partial UTF-8 alike, "�"): a later namesake must not overwrite an earlier one.
+ */
+function keyed(top: Top): Map<string, number> {
+  const out = new Map<string, number>();
+  const seen = new Map<string, number>();
+  for (const [t, l] of top) {
+    const k = seen.get(t) ?? 0;
+    seen.set(t, k + 1);
+    out.set(k === 0 ? t : `${t}\u0000${k}`, l);
+  }
+  return out;
 }
 
 const answered = (s: FingerprintSample): boolean => s.answer !== undefined;
@@ -445,6 +462,25 @@ export function mixedBackends(f: Fingerprint, prompt: string = FINGERPRINT_PROMP
   const logprobs = hasLogprobs(f);
   const signal = logprobs ? ('logprobs' as const) : ('answers' as const);
   const base = { signal, repeats: samples.length };
+  // The same request answered some times and refused others: two backends that treat it otherwise (one
+  // takes logprobs, the other refuses them). A refusal is never chance the way a sampled answer is.
+  const refused = f.samples.filter((s) => s.prompt === prompt && s.refused);
+  if (refused.length >= 2 && samples.length >= 2) {
+    const all = [samples, refused];
+    return {
+      ...base,
+      verdict: 'mixed',
+      split: all.map((g) => ({
+        size: g.length,
+        evidence: g.map((x) => x.evidence),
+        answer: g[0]!.answer,
+        systemFingerprints: [...new Set(g.map((x) => x.systemFingerprint).filter((v): v is string => v !== undefined))],
+        medianMs: median(g.map((x) => x.durationMs).filter((v): v is number => v !== undefined)),
+      })),
+      supporting: [],
+      why: `the same request at temperature 0 was answered ${samples.length} times and refused ${refused.length} times (${refused[0]!.error ?? 'a 4xx'}): two backends that treat it otherwise`,
+    };
+  }
   if (samples.length < MIN_REPEATS) {
     return { ...base, verdict: 'undecided', supporting: [], why: `${samples.length} of the anchor's repeats answered, fewer than the ${MIN_REPEATS} a split needs` };
   }

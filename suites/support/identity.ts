@@ -84,6 +84,7 @@ export function readSample(x: Exchange, prompt: string): FingerprintSample {
   const problem = answerProblem(x, 'content');
   if (problem) {
     s.error = problem.slice(0, 300);
+    if (!x.cause && x.status !== undefined && x.status >= 400 && x.status < 500) s.refused = true;
     return s;
   }
   s.answer = (readChoices(x.json)[0]?.content ?? '').slice(0, 200);

@@ -5,6 +5,8 @@ import { loadProfile } from '../../src/reference/profiles.js';
 import type { Profile } from '../../src/reference/profile.js';
 import { startReferenceServer, type ReferenceServer } from '../../src/reference/server.js';
 import type { Report } from '../../src/results/model.js';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, NO_BROWSER, openFile } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -46,7 +48,9 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     const runs = await Promise.all([audit(again.url, join(dir, 'b')), audit(relay.url, join(dir, 'relay'))]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
   }, 60_000);
+  let browser: Browser | undefined;
   afterAll(async () => {
+    await browser?.close();
     await Promise.all(servers.map((s) => s.close()));
   });
 
@@ -115,6 +119,26 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     expect(md).toMatch(/\| id-swapping \| .* \| ❌ different \(requires same\): /);
     const html = await readFile(join(out, 'report.html'), 'utf8');
     expect(html).toContain('"fingerprintView":');
+  });
+
+  it.skipIf(NO_BROWSER)('report.html and the comparison page draw the fingerprints and the verdicts, with no error', async () => {
+    browser = await launchBrowser();
+    const page = join(dir, 'compare.html');
+    await runCli(['compare', join(dir, 'a'), join(dir, 'b'), '--html', page]);
+    const compared = await openFile(browser, page);
+    const rows = await compared.page.locator('#identity tr[data-identity]').evaluateAll((xs) => xs.map((x) => [x.getAttribute('data-model'), x.getAttribute('data-identity')]));
+    expect(rows).toEqual([
+      ['id-steady', 'same'],
+      ['id-swapping', 'different'],
+    ]);
+    // The differences still come first.
+    expect((await compared.page.locator('#app > section').evaluateAll((xs) => xs.map((x) => x.id))).slice(0, 2)).toEqual(['differences', 'identity']);
+    expect(compared.problems).toEqual([]);
+    const report = await openFile(browser, join(dir, 'gated', 'report.html'));
+    const drawn = report.page.locator('#fingerprints tr[data-model="id-swapping"]');
+    expect(await drawn.locator('.fp-rep').count()).toBe(8);
+    expect(await drawn.textContent()).toContain('different (requires same: failed)');
+    expect(report.problems).toEqual([]);
   });
 
   it('the dry run prices the fingerprint: 12 requests a model', async () => {

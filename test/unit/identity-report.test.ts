@@ -7,6 +7,8 @@ import { compareReports } from '../../src/report/compare.js';
 import { gate } from '../../src/report/gate.js';
 import { renderMatrix } from '../../src/report/writers/markdown.js';
 import { renderJunit } from '../../src/report/writers/junit.js';
+import { painter, renderConsole } from '../../src/report/writers/console.js';
+import { githubAnnotations, renderGithubSummary } from '../../src/report/writers/github.js';
 import { Report } from '../../src/results/model.js';
 import { identityLines } from '../../src/cli/compare.js';
 import { fingerprintOf } from '../helpers/fingerprints.js';
@@ -110,6 +112,14 @@ describe('the reports show each fingerprint', () => {
     expect(md).toContain('## Fingerprints');
     // Markdown-escaped: the pipe in the name, the parentheses.
     expect(md).toContain('| gpt-4.1\\|mini | logprobs \\(top 5\\) · 12/12 answered over 5 prompts · own spread 0 · anchor "apple" ×8 | ❌ different (requires same): largest logprob move');
+  });
+
+  it('the console, the step summary and the annotations say which model is not the baseline\'s', () => {
+    const gated = gate(withFingerprint(fingerprintOf('v')), { schemaVersion: 1, cells: {}, identity: { [model]: { require: 'same', fingerprint: fingerprintOf('w') } } }, about);
+    expect(renderConsole(gated, painter(false, {}))).toMatch(/identity: gpt-4\.1\|mini: different, the baseline requires the same model: largest logprob move/);
+    expect(renderConsole(gated, painter(false, {}))).toContain("1 model(s) not the baseline's (identity)");
+    expect(renderGithubSummary(gated)).toContain("## chatprobe: 1 model(s) not the baseline's");
+    expect(githubAnnotations(gated).at(-1)).toMatch(/^::error title=chatprobe gpt-4\.1\|mini identity::gpt-4\.1\|mini: different, the baseline requires the same model/);
   });
 
   it('junit.xml: the fingerprint as properties of the model\'s suite', () => {

@@ -74,6 +74,10 @@ describe('topDistance: the largest logprob move, at least', () => {
     expect(topDistance([['a', -0.1], ['b', -3.0001]], [['a', -0.1], ['c', -3]])).toBeCloseTo(1e-4, 8);
     expect(topDistance([['a', -0.1], ['b', -1]], [['a', -0.1], ['c', -3]])).toBeCloseTo(2);
   });
+  it('tells apart two alternatives shown alike (partial UTF-8 as "�"): the second does not overwrite the first', () => {
+    expect(topDistance([['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]], [['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]])).toBe(0);
+    expect(topDistance([['a', -0.1], ['\ufffd', -1], ['\ufffd', -2]], [['a', -0.1], ['\ufffd', -1.5], ['\ufffd', -2]])).toBeCloseTo(0.5);
+  });
 });
 
 describe('compareFingerprints: two runs of one name', () => {
@@ -180,6 +184,18 @@ describe('mixedBackends: one run, one source or two', () => {
     const answer = (i: number) => (i % 2 === 0 ? 'apple' : 'river');
     expect(mixedBackends(run(() => A, { logprobs: false, answer })).verdict).toBe('undecided');
     expect(mixedBackends(run(() => A, { logprobs: false, answer, system: (i) => (i % 2 === 0 ? 'fp_a' : 'fp_b') })).verdict).toBe('mixed');
+  });
+
+  it('the same request answered some times and refused others (one backend refuses logprobs): mixed; one refusal alone is not', () => {
+    const refusedAt = (at: number[]) => {
+      const f = run(() => A);
+      f.samples = f.samples.map((s, i) => (at.includes(i) ? { prompt: s.prompt, evidence: s.evidence, error: 'HTTP 400: logprobs is not supported', refused: true } : s));
+      return mixedBackends(f);
+    };
+    const m = refusedAt([1, 3, 5]);
+    expect(m.verdict).toBe('mixed');
+    expect(m.split!.map((g) => g.size)).toEqual([5, 3]);
+    expect(refusedAt([3]).verdict).toBe('one');
   });
 
   it('too few answered repeats: undecided', () => {

@@ -78,31 +78,6 @@ export const COMPARE_JS =
   app.appendChild(h('p', { cls: 'counts', id: 'counts', text: said.join(' · ') + ' · ' + counts.same + ' cell(s) alike or not compared' }));
   C.notes.forEach(function (n) { app.appendChild(h('p', { cls: 'notes', text: n })); });
 
-  // ---- the same model? (identity.*: each pair of fingerprints weighed) ----
-  var pairs = (C.identity || []).filter(function (p) { return p.models.length > 0; });
-  if (pairs.length > 0) {
-    var idBox = h('section', { id: 'identity' }, [h('h2', { text: 'Same model behind each name? (fingerprints)' })]);
-    var pct = function (x) { return x === undefined || x === null ? 'not calibrated' : (Math.round(x * 1000) / 10) + '%'; };
-    var num = function (x) { return String(Math.round(x * 1000) / 1000); };
-    pairs.forEach(function (p) {
-      var rows = p.models.map(function (m) {
-        var c = m.comparison;
-        var where = c.where.map(function (w) { return w.prompt + ': ' + (c.signal === 'logprobs' ? 'moved ' + num(w.distance) + ', ' : '') + p.a + ' ' + JSON.stringify(w.a === undefined ? null : w.a) + ', ' + p.b + ' ' + JSON.stringify(w.b === undefined ? null : w.b); }).join('; ');
-        var like = c.verdict === 'different' ? 'fail' : c.verdict === 'same' ? 'pass' : 'inconclusive';
-        return h('tr', { 'data-model': m.model, 'data-identity': c.verdict }, [
-          h('th', { cls: 'model' }, [nameSpan(m.model)]),
-          h('td', null, [h('span', { cls: 'badge ' + tone(like), text: c.verdict })]),
-          h('td', { text: c.signal + ': ' + num(c.statistic) + ' against ' + num(c.threshold) }),
-          h('td', { text: 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
-          h('td', { cls: 'why', text: c.why + (where && c.verdict !== 'same' ? ' · where: ' + where : '') }),
-        ]);
-      });
-      idBox.appendChild(h('h3', { text: p.a + ' → ' + p.b }));
-      idBox.appendChild(h('table', { cls: 'plain identity' }, [h('thead', null, [h('tr', null, ['model', 'verdict', 'statistic', 'rates and sample', 'why'].map(function (x) { return h('th', { text: x }); }))]), h('tbody', null, rows)]));
-    });
-    app.appendChild(idBox);
-  }
-
   // One row, every run's cell beside the others', with its evidence.
   function sides(row) {
     var p = probeById.get(row.probe) || { requirement: '', kind: '', area: '' };
@@ -139,6 +114,32 @@ export const COMPARE_JS =
   }
   renderDiffs(false);
   app.appendChild(diffBox);
+
+  // ---- the same model? (identity.*: each pair of fingerprints weighed) ----
+  var pairs = (C.identity || []).filter(function (p) { return p.models.length > 0; });
+  if (pairs.length > 0) {
+    var idBox = h('section', { id: 'identity' }, [h('h2', { text: 'Same model behind each name? (fingerprints)' })]);
+    var pct = function (x) { return x === undefined || x === null ? 'not calibrated' : (Math.round(x * 1000) / 10) + '%'; };
+    var num = function (x) { return String(Math.round(x * 1000) / 1000); };
+    pairs.forEach(function (p) {
+      var rows = p.models.map(function (m) {
+        var c = m.comparison;
+        var where = c.where.map(function (w) { return w.prompt + ': ' + (c.signal === 'logprobs' ? 'moved ' + num(w.distance) + ', ' : '') + p.a + ' ' + JSON.stringify(w.a === undefined ? null : w.a) + ', ' + p.b + ' ' + JSON.stringify(w.b === undefined ? null : w.b); }).join('; ');
+        var like = c.verdict === 'different' ? 'fail' : c.verdict === 'same' ? 'pass' : 'inconclusive';
+        return h('tr', { 'data-model': m.model, 'data-identity': c.verdict }, [
+          h('th', { cls: 'model' }, [nameSpan(m.model)]),
+          h('td', null, [h('span', { cls: 'badge ' + tone(like), text: c.verdict })]),
+          h('td', { text: c.signal + ': ' + num(c.statistic) + ' against ' + num(c.threshold) }),
+          h('td', { text: 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
+          h('td', { cls: 'why', text: c.why + (where && c.verdict !== 'same' ? ' · where: ' + where : '') }),
+        ]);
+      });
+      idBox.appendChild(h('h3', { text: p.a + ' → ' + p.b }));
+      idBox.appendChild(h('table', { cls: 'plain identity' }, [h('thead', null, [h('tr', null, ['model', 'verdict', 'statistic', 'rates and sample', 'why'].map(function (x) { return h('th', { text: x }); }))]), h('tbody', null, rows)]));
+    });
+    app.appendChild(idBox);
+  }
+
 
   // ---- every cell ----
   var PAGE = 200;

@@ -177,6 +177,10 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
     else rest.set(m.cause, (rest.get(m.cause) ?? 0) + 1);
   }
   for (const [cause, n] of rest) lines.push(paint.tone('bad', cut(`not probed (${cause}): ${n} more model(s), listed in report.json`)));
+  // A name that no longer serves the model its baseline requires (identity.*): a regression of its own.
+  const swapped = (report.identity ?? []).filter((c) => c.outcome === 'failed');
+  for (const c of swapped.slice(0, LISTED_LINES)) lines.push(paint.tone('bad', cut(`identity: ${oneLine(c.model)}: ${c.verdict}, the baseline requires ${c.require === 'same' ? 'the same model' : 'no different model'}: ${oneLine(c.why)}`)));
+  if (swapped.length > LISTED_LINES) lines.push(paint.tone('bad', cut(`identity: ${swapped.length - LISTED_LINES} more model(s) not the baseline's, listed in report.json`)));
   if (table.length > 0) {
     lines.push('');
     for (const l of table) lines.push(l);
@@ -202,6 +206,7 @@ export function renderConsole(report: Report, paint: Painter, columns?: number):
   } else if (report.baseline) {
     say(
       `baseline ${report.baseline.path}: ${s.comparisons.regression} regression(s), ${s.comparisons.improvement} improvement(s), ${s.comparisons.new} new${s.comparisons.missing ? `, ${s.comparisons.missing} model(s) missing` : ''}` +
+        (swapped.length > 0 ? `, ${swapped.length} model(s) not the baseline's (identity)` : '') +
         (report.baseline.updated ? '; rewritten from this run' : ''),
     );
   }

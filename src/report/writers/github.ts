@@ -19,6 +19,13 @@ export function renderGithubSummary(report: Report): string {
     if (s.failures.length > LISTED_LINES) head.push(`- … and ${s.failures.length - LISTED_LINES} more: see the reports`);
     head.push('');
   }
+  // A name that no longer serves the model its baseline requires (identity.*): it fails the run too.
+  const swapped = (report.identity ?? []).filter((c) => c.outcome === 'failed');
+  if (swapped.length > 0) {
+    head.push(`## chatprobe: ${swapped.length} model(s) not the baseline's`, '');
+    for (const c of swapped.slice(0, LISTED_LINES)) head.push(`- **${escapeText(c.model)}**: ${c.verdict}, the baseline requires ${c.require === 'same' ? 'the same model' : 'no different model'}: ${escapeText(c.why)}`);
+    head.push('');
+  }
   const text = `${head.join('\n')}${renderMatrix(report)}`;
   if (Buffer.byteLength(text) <= SUMMARY_LIMIT) return text;
   const note = '\n\n… cut to fit the 1 MiB step summary: see matrix.md in the reports.\n';
@@ -40,5 +47,8 @@ export function githubAnnotations(report: Report): string[] {
     return `::error title=${title}::${escapeData(`${r.model} · ${r.probe}: ${describeChange(r)}: ${r.observed}`)}`;
   });
   if (failures.length > MAX_ANNOTATIONS) lines.push(`::notice::${failures.length - MAX_ANNOTATIONS} more failing cell(s): see the step summary`);
+  for (const c of (report.identity ?? []).filter((x) => x.outcome === 'failed').slice(0, MAX_ANNOTATIONS)) {
+    lines.push(`::error title=${escapeProperty(`chatprobe ${c.model} identity`)}::${escapeData(`${c.model}: ${c.verdict}, the baseline requires ${c.require === 'same' ? 'the same model' : 'no different model'}: ${c.why}`)}`);
+  }
   return lines;
 }
