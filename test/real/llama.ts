@@ -7,9 +7,16 @@ import { freePort, startServerProcess } from '../helpers/server-process.js';
 
 export interface RealPaths {
   server: string;
-  models: { stops: string; runaway: string };
+  quantize: string;
+  /**
+   * `stops` is F16 (the identity calibration's reference); `stopsQ8`, `stopsQ4` are llama-quantize of it;
+   * `other` is the same recipe with another seed (scripts/real/make-variants.py).
+   */
+  models: { stops: string; runaway: string; stopsQ8: string; stopsQ4: string; other: string };
   llamaCpp: { package: string; commit: string; version: string };
 }
+
+export type Weights = keyof RealPaths['models'];
 
 /** The built server and models, or an error that says how to build them. */
 export function realPaths(): RealPaths {
@@ -45,12 +52,16 @@ export interface Llama {
   stop(): Promise<void>;
 }
 
-/** Starts llama-server on a free loopback port and resolves when it says it listens (default: 4 slots). */
-export async function startLlama(paths: RealPaths, model: 'stops' | 'runaway', alias: string, o: { apiKey?: string; slots?: number } = {}): Promise<Llama> {
+/**
+ * Starts llama-server on a free loopback port and resolves when it says it listens (default: 4 slots, 2
+ * threads). Any of the weights under any alias: the identity calibration serves each variant under one name.
+ */
+export async function startLlama(paths: RealPaths, model: Weights, alias: string, o: { apiKey?: string; slots?: number; threads?: number; args?: string[] } = {}): Promise<Llama> {
   const port = await freePort();
-  const args = ['-m', paths.models[model], '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '-t', '2', '-c', '4096', '--no-ui'];
+  const args = ['-m', paths.models[model], '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '-t', String(o.threads ?? 2), '-c', '4096', '--no-ui'];
   if (o.apiKey) args.push('--api-key', o.apiKey);
   if (o.slots) args.push('-np', String(o.slots));
+  if (o.args) args.push(...o.args);
   // A model that never stops then never ends an answer (llama-server shifts its context instead of stopping
   // when it fills): the audit's uncapped smoke call runs past --timeout, as on a misconfigured server.
   if (model === 'runaway') args.push('--context-shift');
