@@ -159,9 +159,9 @@ export function analyse(lines: RunLine[]): string[] {
   for (const floor of [0.01, 0.02, 0.03, 0.05]) {
     const indep = [...quietPairs, ...busyPairs, ...fullPairs];
     const past = (ps: [Fingerprint, Fingerprint][]) => ps.filter(([a, b]) => ratioAt(floor, a, b) > 1).length;
-    const maxAll = Math.max(0, ...allPairs.map(([a, b]) => ratioAt(floor, a, b)));
+    const maxAll = allPairs.reduce((m, [a, b]) => Math.max(m, ratioAt(floor, a, b)), 0);
     const vs = (['q8_0', 'q4_0', 'other'] as const).map((v) => variantPairs(v));
-    const minVariant = Math.min(...vs.flat().map(([a, b]) => ratioAt(floor, a, b)));
+    const minVariant = vs.flat().reduce((m, [a, b]) => Math.min(m, ratioAt(floor, a, b)), Infinity);
     out.push(`| ${floor} | ${past(indep)} of ${indep.length} | ${num(maxAll)} | ${vs.map((p) => `${past(p)} of ${p.length}`).join(' | ')} | ${num(minVariant)} |`);
   }
   out.push('');

@@ -47,7 +47,7 @@ describe('compare: the same model behind each name?', () => {
     const c = compareReports(withFingerprint(fingerprintOf('w')), withFingerprint(fingerprintOf('v')));
     const lines = identityLines(c.identity);
     expect(lines[0]).toBe('identity: 1 model(s) fingerprinted in both: 0 same, 1 different, 0 unverifiable');
-    expect(lines[1]).toMatch(/^different +gpt-4\.1\|mini {2}largest logprob move .* threshold 0\.01: .*false alarms not calibrated, power not calibrated, n = 12\/12 answers over 5 prompts\)$/);
+    expect(lines[1]).toMatch(/^different +gpt-4\.1\|mini {2}largest logprob move .* threshold 0\.03: .*false alarms 0% over 440 same-model pairs \(95% bound 0\.68%\) \(power 100% against a Q4_0 twin in the calibration; n = 12\/12 answers over 5 prompts\)$/);
     expect(lines.slice(2).length).toBeGreaterThan(0);
   });
 });
