@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../../src/reference/pseudo-model.js';
 import {
   ANCHOR_REPEATS,
   compareFingerprints,
@@ -19,17 +20,8 @@ import { errorIn200, refused, reply } from '../helpers/exchanges.js';
  */
 type Model = { seed: number; shift?: number };
 
-/** mulberry32: seeded, so a "noisy" run is the same noise every time. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so a "noisy" run is the same noise every time. */
+const rng = seededRandom;
 
 const WORDS = ['apple', 'river', 'stone', 'cloud', 'lamp', 'tree', 'bird'];
 
