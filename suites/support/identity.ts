@@ -84,7 +84,9 @@ export function readSample(x: Exchange, prompt: string): FingerprintSample {
   const problem = answerProblem(x, 'content');
   if (problem) {
     s.error = problem.slice(0, 300);
-    if (!x.cause && x.status !== undefined && x.status >= 400 && x.status < 500) s.refused = true;
+    // A refusal of what the request carries (400, 422), which one backend gives every time or never; not
+    // a 408, 409 or 429 a single busy backend gives now and then, nor one of a cause of its own (the key).
+    if (!x.cause && (x.status === 400 || x.status === 422)) s.refused = true;
     return s;
   }
   s.answer = (readChoices(x.json)[0]?.content ?? '').slice(0, 200);

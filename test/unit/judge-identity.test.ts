@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Exchange } from '../../src/engine/exchange.js';
 import { seededRandom } from '../../src/reference/pseudo-model.js';
 import {
   ANCHOR_REPEATS,
@@ -188,6 +189,13 @@ describe('mixedBackends: one run, one source or two', () => {
     expect(m.verdict).toBe('mixed');
     expect(m.split!.map((g) => g.size)).toEqual([5, 3]);
     expect(refusedAt([3]).verdict).toBe('one');
+  });
+
+  it('reads as a refusal only a 400 or 422 of no cause of its own: a busy backend’s 408s and 409s split nothing', () => {
+    const sample = (x: Exchange) => readSample(x, 'anchor');
+    expect(sample(refused(400, 'logprobs is not supported', { param: 'logprobs' })).refused).toBe(true);
+    expect(sample(refused(422, 'top_logprobs: unsupported')).refused).toBe(true);
+    for (const status of [408, 409, 429]) expect(sample(refused(status, 'try again')).refused, String(status)).toBeUndefined();
   });
 
   it('too few answered repeats: undecided', () => {
