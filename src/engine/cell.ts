@@ -25,6 +25,8 @@ export interface RunScope {
   listing: Exchange;
   meter: Meter | undefined;
   options: ProbeOptions;
+  /** The keys of the shared exchanges the plan's probes declare (ctx.planned). */
+  planned: ReadonlySet<string>;
   /**
    * Why no more cells run, once the run is being stopped (Ctrl-C, --max-duration, a whole-run spending
    * cap), or, given `model`, once that model's row was stopped by its spending cap: a cell finished after
@@ -194,6 +196,10 @@ class CellContext implements ProbeContext, CallObserver {
       if (s.summary) value.then((v) => Object.assign(this.row.entry, s.summary!(v)), () => undefined);
     }
     return this.evidenceOf(entry as { value: Promise<T>; calls: string[] });
+  }
+
+  planned(s: SharedExchange<unknown>): boolean {
+    return this.run.planned.has(s.key);
   }
 
   made<T>(s: SharedExchange<T>): Promise<T> | undefined {

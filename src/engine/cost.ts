@@ -1,6 +1,6 @@
 import type { Report } from '../results/model.js';
 import type { Plan, PlannedModel } from './plan.js';
-import { costOfProbes, costOfResends, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
+import { costOfProbes, costOfResends, costOfUnrepeatable, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
 import { SMOKE_ANSWER_TOKENS, type SpendingCaps } from './budget.js';
 import { Cap, countsRequests, perModelCap } from '../results/budget.js';
 import { ROOM_CAP } from './room.js';
@@ -21,6 +21,12 @@ export interface PlanSummary {
    * takes what it is sent.
    */
   resends: number;
+  /**
+   * Requests a model whose decoding repeats neither at temperature 0 nor with a seed may send beyond `perModel`
+   * (costOfUnrepeatable): the contrasts' further answers, which the chance bound needs where one answer a
+   * side cannot decide (suites/support/repeat.ts). None where temperature 0 repeats.
+   */
+  unrepeatable: number;
   /** The balance route the billing probes read, or why they do not run. */
   billing: Report['billing'];
   total: { requests: number; maxTokens: number };
@@ -100,7 +106,7 @@ export function costOfInterface(all: readonly ProbeDefinition[], samples: number
 }
 
 /** What a plan costs at a given --samples: per area, the endpoint probes, one model, the whole run. */
-export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perArea' | 'endpoint' | 'perModel' | 'resends' | 'total' | 'reasoningRoom'> {
+export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perArea' | 'endpoint' | 'perModel' | 'resends' | 'unrepeatable' | 'total' | 'reasoningRoom'> {
   const modelProbes = plan.probes.filter((p) => p.scope !== 'target');
   const areas = [...new Set(modelProbes.map((p) => p.area))];
   const perArea = areas.map((area) => {
@@ -121,5 +127,5 @@ export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perA
   // on every request but the smoke call (those sent as written, the limit and billing probes', included).
   const roomPerModel = own.requests * ROOM_CAP;
   const reasoningRoom = { perRequest: ROOM_CAP, perModel: roomPerModel, total: called * roomPerModel };
-  return { perArea, endpoint, perModel, resends: costOfResends(modelProbes), total, reasoningRoom };
+  return { perArea, endpoint, perModel, resends: costOfResends(modelProbes), unrepeatable: costOfUnrepeatable(modelProbes), total, reasoningRoom };
 }

@@ -54,6 +54,12 @@ export interface BaseCost {
    * The dry run adds them up as what refusals may cost on top (costOfResends).
    */
   resends?: number;
+  /**
+   * Requests sent only to a model whose decoding is shown not to repeat (suites/support/repeat.ts): a
+   * contrast's further answers, which a model that repeats at temperature 0 does not need. Beyond the plan,
+   * as resends are; the dry run adds them up (costOfUnrepeatable).
+   */
+  unrepeatable?: number;
   /** Sample sets sent (each of --samples requests, growing by up to SAMPLE_GROWTH[role]), and the tokens of one sample. */
   sampled?: { sets: number; maxTokens: number; role?: keyof typeof SAMPLE_GROWTH };
 }
@@ -129,6 +135,17 @@ export function costOfResends(probes: readonly ProbeDefinition[]): number {
   for (const p of probes) {
     own += p.cost.resends ?? 0;
     for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.resends ?? 0);
+  }
+  return own + [...shared.values()].reduce((a, b) => a + b, 0);
+}
+
+/** Requests a model whose decoding does not repeat may send beyond the plan, for a set of probes: each shared exchange once. */
+export function costOfUnrepeatable(probes: readonly ProbeDefinition[]): number {
+  const shared = new Map<string, number>();
+  let own = 0;
+  for (const p of probes) {
+    own += p.cost.unrepeatable ?? 0;
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.unrepeatable ?? 0);
   }
   return own + [...shared.values()].reduce((a, b) => a + b, 0);
 }
@@ -221,6 +238,11 @@ export interface ProbeContext {
    * before it runs.
    */
   made?<T>(s: SharedExchange<T>): Promise<T> | undefined;
+  /**
+   * Whether a probe of this run's plan reads the shared exchange (declares it in its cost): decided by the
+   * plan, not by timing, so a replay asks the same. A probe may then read it without adding to the plan.
+   */
+  planned?(s: SharedExchange<unknown>): boolean;
 }
 
 /** What a probe's run decides; the engine adds ids, evidence, outcome and timing. */

@@ -157,7 +157,8 @@ export async function runAudit(
     const probeOptions: ProbeOptions = { strict: options.strict, requireAuth: options.requireAuth, samples: options.samples, hasKey: options.hasKey ?? Boolean(options.apiKey) };
     if (options.prices) probeOptions.prices = options.prices;
     const stopped = (model?: string) => stop.stopped() ?? budget?.stopped(model);
-    const scope: RunScope = { log, lag, listing, meter: 'meter' in billing ? billing.meter : undefined, options: probeOptions, stopped };
+    const planned = new Set(plan.probes.flatMap((p) => (p.cost.shared ?? []).map((s) => s.key)));
+    const scope: RunScope = { log, lag, listing, meter: 'meter' in billing ? billing.meter : undefined, options: probeOptions, planned, stopped };
     const models = await runPlan(plan, scope, { concurrency: options.concurrency, samples: options.samples, stopSignal: stop.sending, onResult: hooks.onResult?.bind(hooks) }, results);
     const reached = budget?.summary() ?? [];
 

@@ -1,21 +1,24 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineProbe, type ProbeVerdict } from '../../src/engine/probe.js';
+import { defineProbe, SMOKE_PROMPT, type ProbeVerdict } from '../../src/engine/probe.js';
 import { conformance, fail, note, unjudgeable, warn } from '../../src/engine/verdicts.js';
 import { usageProblems } from '../../src/wire/usage.js';
 import type { Finding } from '../../src/results/model.js';
-import { UNIT_THRICE } from '../support/usage.js';
-import { UNIT_A } from '../support/usage-texts.js';
+import { GREEDY_COUNT } from '../support/length.js';
+import { COUNT_TO, countingPrompt } from '../support/prompts.js';
+import { TOKENIZER_TABLE } from '../support/tokenizer-table.js';
 
-// The smoke prompt with three copies of the usage probes' unit before it (digits and maths symbols, 36
-// bytes a copy): the prompt count must grow by roughly that much. The bounds are loose on purpose: the check
-// is tokenizer-free and only catches usage that does not follow the prompt at all. At most a token a byte
-// (no tokenizer makes more, a BOS or a cut aside); at least a third of the fewest any known family makes of
-// it (17), since no tokenizer packs fifteen digits and six maths symbols into a handful of tokens.
-const COPIES = 3;
-const MIN_GROWTH = COPIES * 5;
-const MAX_GROWTH = COPIES * (Buffer.byteLength(UNIT_A, 'utf8') + 1);
+// The longer prompt is the counting request's (sent anyway: the length and stop probes' uncapped answer),
+// one user message like the smoke call's: its prompt count must exceed the smoke call's by roughly what
+// the longer text holds more. The bounds are loose on purpose: the check is tokenizer-free and only
+// catches usage that does not follow the prompt at all. At most a token a byte of the longer text (no
+// tokenizer makes more, a BOS or a cut aside); at least a third of the fewest more any known family counts
+// (suites/support/tokenizer-table.ts: 9), since no tokenizer packs a sentence of ten words into a token or two.
+const LONGER = countingPrompt(COUNT_TO);
+const FEWEST_MORE = Math.min(...Object.values(TOKENIZER_TABLE).map((f) => f.counts.countPrompt - f.counts.smoke));
+const MIN_GROWTH = Math.max(1, Math.floor(FEWEST_MORE / 3));
+const MAX_GROWTH = Buffer.byteLength(LONGER, 'utf8') + 1;
 
-/** The plain answer's usage invariants, and whether its prompt count follows the prompt (the usage series' three copies). */
+/** The plain answer's usage invariants, and whether its prompt count follows the prompt (the counting request's longer one). */
 export function judgeChatUsage(x: Exchange, longer: Exchange): ProbeVerdict {
   const unusable = unjudgeable(x, 'a 2xx chat completion');
   if (unusable) return unusable;
@@ -25,7 +28,7 @@ export function judgeChatUsage(x: Exchange, longer: Exchange): ProbeVerdict {
     findings.push(note('growth_unchecked', `the longer prompt got ${longer.ok ? 'no usage' : `HTTP ${longer.status ?? longer.transport?.code}`}`));
   } else {
     const growth = longer.usage.promptTokens - x.usage.promptTokens;
-    const seen = `prompt_tokens ${x.usage.promptTokens} → ${longer.usage.promptTokens} for ${COPIES} copies of a ${UNIT_A.trim().length}-character line before the prompt`;
+    const seen = `prompt_tokens ${x.usage.promptTokens} → ${longer.usage.promptTokens} for a prompt of ${LONGER.length} characters in place of ${SMOKE_PROMPT.length}`;
     if (growth < MIN_GROWTH || growth > MAX_GROWTH) {
       findings.push(warn('growth', `expected prompt_tokens to grow by ${MIN_GROWTH}–${MAX_GROWTH}, got ${seen}: usage may not be counted from the prompt`));
     } else {
@@ -44,7 +47,7 @@ export default defineProbe({
   requirement:
     'A non-stream answer reports usage: non-negative integer prompt, completion and total tokens, total = prompt + completion, and prompt tokens that follow the prompt.',
   verdicts: ['pass', 'warn', 'fail', 'inconclusive'],
-  // The longer prompt is the usage series' point with three copies of its unit: one request for both.
-  cost: { requests: 0, maxTokens: 0, shared: [UNIT_THRICE] },
-  run: async (ctx) => judgeChatUsage(ctx.control(), await ctx.shared(UNIT_THRICE)),
+  // The longer prompt is the counting request the length and stop probes send: nothing of its own.
+  cost: { requests: 0, maxTokens: 0, shared: [GREEDY_COUNT] },
+  run: async (ctx) => judgeChatUsage(ctx.control(), (await ctx.shared(GREEDY_COUNT)).x),
 });

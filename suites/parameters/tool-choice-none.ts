@@ -2,6 +2,7 @@ import { defineProbe } from '../../src/engine/probe.js';
 import { decideContrast } from '../support/contrast.js';
 import { LIMITS, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from '../support/prompts.js';
 import { inconclusive } from '../../src/engine/verdicts.js';
+import { REPEAT_SHARED, repeatableOf } from '../support/repeat.js';
 import { judgeNone, MORE_WEATHER, REACH_SHARED, toolsDropped, WEATHER_CALL } from '../support/tools.js';
 
 const BODY = { messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'none', max_tokens: LIMITS.tools };
@@ -12,12 +13,15 @@ export default defineProbe({
   kind: 'capability',
   requirement: 'tool_choice "none" prevents tool calls even when the prompt asks for the tool.',
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
-  // Its request, once more while chance is not ruled out (contrast.ts), and more answers without it.
+  // Its request (at temperature 0 where that repeats: repeat.ts); elsewhere once more while chance is not
+  // ruled out (contrast.ts), and more answers without it.
   // parameters.tools' exchanges (REACH_SHARED) tell first whether the tools reach the model at all.
-  cost: { requests: 2, maxTokens: 2 * LIMITS.tools, shared: [...REACH_SHARED, MORE_WEATHER] },
+  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: 1, shared: [...REACH_SHARED, MORE_WEATHER, ...REPEAT_SHARED] },
   async run(ctx) {
     const dropped = await toolsDropped(ctx);
     if (dropped) return inconclusive(`skipped: ${dropped}: there is no call for tool_choice "none" to prevent`);
-    return decideContrast(ctx, { first: await ctx.chat(BODY), body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, judgeNone);
+    const repeat = await repeatableOf(ctx);
+    const first = await ctx.chat({ ...BODY, ...repeat?.settings });
+    return decideContrast(ctx, { first, body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, (xs, ws) => judgeNone(xs, ws, repeat));
   },
 });

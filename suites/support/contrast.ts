@@ -13,9 +13,21 @@ import { isObject } from '../../src/wire/json.js';
  * probability p, and `s` answers with it all showing the effect beside `b` without it all lacking it have
  * probability pˢ(1−p)ᵇ, at most sˢbᵇ/(s+b)^(s+b) whatever p is: 25% for one answer each. Honoured needs
  * that bound under ALPHA: answers are added, one side then the other, up to 2 with the parameter and 3
- * without it (3.5%). Any answer on the wrong side decides at once, as the probe's judgement says.
+ * without it (3.5%). Any answer on the wrong side decides at once, as the probe's judgement says. Where
+ * temperature 0 is shown to repeat (repeat.ts), both sides are sent at temperature 0 and one answer each
+ * decides: there is no draw for chance to act on.
  */
 export const CONTRAST_MOST = { with: 2, without: 3 } as const;
+
+/** Settings under which the model gives one answer to one request, and the evidence (repeat.ts decides). */
+export interface Repeatable {
+  /** What every request of a contrast carries, both sides alike. */
+  settings: Record<string, unknown>;
+  /** The settings in words: "at temperature 0". */
+  sent: string;
+  /** The evidence, in the words a verdict quotes. */
+  why: string;
+}
 
 export type ContrastSide = 'with' | 'without';
 export type Contrast = { verdict: ProbeVerdict } | { more: ContrastSide };
@@ -47,7 +59,10 @@ export function distinctSamples(xs: readonly Exchange[]): number {
  * separate samples (distinctSamples); answers are sent up to CONTRAST_MOST on each side, however many of
  * them repeat.
  */
-export function contrasted(withX: readonly Exchange[], withoutX: readonly Exchange[], observed: string): Contrast {
+export function contrasted(withX: readonly Exchange[], withoutX: readonly Exchange[], observed: string, repeat?: Repeatable): Contrast {
+  if (repeat && withX.length > 0 && withoutX.length > 0) {
+    return { verdict: honoured(`${observed}; one answer a side, both sent ${repeat.sent}, where ${repeat.why}: had the parameter done nothing, the model would have answered the same with it as without it`) };
+  }
   const s = distinctSamples(withX);
   const b = distinctSamples(withoutX);
   const p = contrastChance(s, b);
@@ -85,11 +100,12 @@ export class MoreAnswers {
 }
 
 /** A pool of further answers to `body`, the request `first` (a shared exchange) sends once. */
-export function moreOf(first: SharedExchange<Exchange>, body: ChatBody, maxTokens: number): SharedExchange<MoreAnswers> {
+export function moreOf(first: SharedExchange<Exchange>, body: ChatBody): SharedExchange<MoreAnswers> {
   const most = CONTRAST_MOST.without - 1;
+  // Sent only to a model whose decoding does not repeat (repeat.ts): beyond the plan, as the dry run says.
   return defineShared({
     key: `${first.key}.more`,
-    cost: { requests: most, maxTokens: most * maxTokens },
+    cost: { requests: 0, maxTokens: 0, unrepeatable: most },
     make: async (ctx) => new MoreAnswers(ctx, body),
   });
 }

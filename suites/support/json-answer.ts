@@ -5,6 +5,7 @@ import { jsonOf, readChoices } from '../../src/wire/completion.js';
 import { lazyValidator } from '../../src/wire/validate.js';
 import { contentOf, quote } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
+import { repeatSettings, type Repeatable } from './repeat.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
 
 const validateSky = lazyValidator(SKY_SCHEMA);
@@ -34,9 +35,10 @@ export function schemaProblem(value: unknown): string | undefined {
 const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT)], max_tokens: LIMITS.json, ...extra });
 
 /** The prompt without response_format: if it already answers JSON, a format's effect cannot show. */
-export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json }, make: (ctx) => ctx.chat(body({})) });
+// Both at temperature 0 where that repeats and JSON mode's contrast reads them (repeat.ts).
+export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json }, make: async (ctx) => ctx.chat(body(await repeatSettings(ctx))) });
 /** More answers to it, while a JSON-mode contrast is undecided (contrast.ts). */
-export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}), LIMITS.json);
+export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}));
 export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } });
 
 /** The prompt in JSON mode: parameters.response_format.json_object judges it, and json_schema compares
@@ -44,7 +46,7 @@ export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } })
 export const JSON_MODE = defineShared({
   key: 'chat.json_mode',
   cost: { requests: 1, maxTokens: LIMITS.json },
-  make: (ctx) => ctx.chat(JSON_MODE_BODY),
+  make: async (ctx) => ctx.chat({ ...JSON_MODE_BODY, ...(await repeatSettings(ctx)) }),
 });
 
 export const JSON_SCHEMA_BODY = body({ response_format: { type: 'json_schema', json_schema: { name: 'sky_facts', strict: true, schema: SKY_SCHEMA } } });
@@ -68,7 +70,7 @@ function parsed(x: Exchange, control: Exchange, feature: string, expected: strin
  * answer JSON anyway), in enough answers that chance is ruled out (contrast.ts). Ignored: prose or fenced
  * JSON in any answer, which JSON mode rules out whatever the model.
  */
-export function judgeJsonObject(xs: readonly Exchange[], proses: readonly Exchange[], control: Exchange): Contrast {
+export function judgeJsonObject(xs: readonly Exchange[], proses: readonly Exchange[], control: Exchange, repeat?: Repeatable): Contrast {
   const expected = 'a bare JSON object';
   for (const x of xs) {
     const p = parsed(x, control, 'response_format json_object', expected);
@@ -80,7 +82,7 @@ export function judgeJsonObject(xs: readonly Exchange[], proses: readonly Exchan
     if (!plain) return { verdict: inconclusive(`a JSON object, but the same prompt without response_format got no answer to compare with (${answerProblem(prose)})`) };
     if (plain.kind === 'json') return { verdict: inconclusive(`the answer is a JSON object, but so is ${proses.length > 1 ? 'an' : 'the'} answer without response_format (${quote(prose)})`) };
   }
-  return contrasted(xs, proses, `expected ${expected} instead of prose; got ${quote(xs[0]!)}`);
+  return contrasted(xs, proses, `expected ${expected} instead of prose; got ${quote(xs[0]!)}`, repeat);
 }
 
 /**

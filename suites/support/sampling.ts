@@ -165,6 +165,11 @@ function pool(key: string, extra: Record<string, unknown>, role: 'baseline' | 's
 export const SAMPLES_T0 = pool('samples.t0', { temperature: 0 }, 'set');
 export const SAMPLES_T1 = pool('samples.t1', { temperature: 1 }, 'baseline');
 
+/** The seed parameters.seed sends, at temperature 1. */
+export const SEED = 42;
+/** The seeded set (parameters.seed's), shared: repeat.ts reads it where temperature 0 does not repeat. */
+export const SAMPLES_SEED = pool('samples.seed', { temperature: 1, seed: SEED }, 'set');
+
 /** A shared set's samples, at least `n` of them; awaited again so the caller's evidence has every call. */
 export async function samplesOf(ctx: ProbeContext, s: SharedExchange<SampleSet>, n: number): Promise<Exchange[]> {
   const set = await ctx.shared(s);
@@ -204,13 +209,16 @@ export function judgeTemperature(t1: readonly Exchange[], t0: readonly Exchange[
   return judgeCollapse('temperature: 0', t1, t0, limit, control, 'never', 'temperature');
 }
 
-/** top_p near 0 or a fixed seed, at temperature 1: one answer where the baseline varies. */
-export function probeCollapse(ctx: ProbeContext, param: string, value: unknown): Promise<ProbeVerdict> {
+/**
+ * top_p near 0 or a fixed seed, at temperature 1: one answer where the baseline varies. `set` is the shared
+ * set of those samples, where one is (the seed's: SAMPLES_SEED).
+ */
+export function probeCollapse(ctx: ProbeContext, param: string, value: unknown, set?: SharedExchange<SampleSet>): Promise<ProbeVerdict> {
   const feature = `${param}: ${JSON.stringify(value)}`;
   return decideCollapse(
     ctx,
     SAMPLES_T1,
-    new SampleSet(ctx, { temperature: 1, [param]: value }),
+    set ?? new SampleSet(ctx, { temperature: 1, [param]: value }),
     (b, s, limit, greedy) => judgeCollapse(feature, b, s, limit, ctx.control(), greedy, param),
   );
 }

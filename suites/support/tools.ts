@@ -7,6 +7,7 @@ import { lazyValidator } from '../../src/wire/validate.js';
 import type { Finding } from '../../src/results/model.js';
 import { contentOf } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
+import { repeatSettings, type Repeatable } from './repeat.js';
 import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';
 
 /** A Map, not an object: a call named "constructor" must not find Object's. */
@@ -104,10 +105,11 @@ const WEATHER_BODY = { messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL
 export const WEATHER_CALL = defineShared({
   key: 'chat.weather_tool',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat(WEATHER_BODY),
+  // At temperature 0 where that repeats and a contrast reads it (repeat.ts), as every tool request a contrast compares.
+  make: async (ctx) => ctx.chat({ ...WEATHER_BODY, ...(await repeatSettings(ctx)) }),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
-export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY, LIMITS.tools);
+export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY);
 
 /** A prompt that needs no tool, with both tools and no tool_choice: forcing a call proves nothing if the
  *  model calls a tool here anyway (some small models call whatever tool they are given). Its prompt count,
@@ -116,10 +118,10 @@ const UNNEEDED_BODY = { messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TI
 export const TOOLS_UNNEEDED = defineShared({
   key: 'chat.tools_unneeded',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat(UNNEEDED_BODY),
+  make: async (ctx) => ctx.chat({ ...UNNEEDED_BODY, ...(await repeatSettings(ctx)) }),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
-export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY, LIMITS.tools);
+export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY);
 
 /** The prompt that needs no tool, with tool_choice "required": tool_choice.required judges it, and
  *  parameters.tools and tool_choice.named read it as the proof that a call can be forced here. */
@@ -127,7 +129,7 @@ export const FORCED_BODY = { ...UNNEEDED_BODY, tool_choice: 'required' };
 export const FORCED_CALL = defineShared({
   key: 'chat.tool_required',
   cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: (ctx) => ctx.chat(FORCED_BODY),
+  make: async (ctx) => ctx.chat({ ...FORCED_BODY, ...(await repeatSettings(ctx)) }),
 });
 
 /**
@@ -222,7 +224,7 @@ export function judgeTools(x: Exchange, forced: Exchange, unneeded: Exchange, co
  * them when the prompt asks, or the prompt counts grow by the tool definitions (a server that enforces a
  * forced call gets one from any model, however weak: one that does not, forces nothing).
  */
-export function judgeRequired(xs: readonly Exchange[], unneeded: readonly Exchange[], weather: Exchange, control: Exchange): Contrast {
+export function judgeRequired(xs: readonly Exchange[], unneeded: readonly Exchange[], weather: Exchange, control: Exchange, repeat?: Repeatable): Contrast {
   for (const x of xs) {
     const a = toolAnswer(x, unneeded[0]!, 'tool_choice "required"', 'tool_choice');
     if ('verdict' in a) return { verdict: a };
@@ -242,7 +244,7 @@ export function judgeRequired(xs: readonly Exchange[], unneeded: readonly Exchan
       return { verdict: inconclusive(`a tool call with tool_choice "required" (${seen}), but without it the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
     }
   }
-  return contrasted(xs, unneeded, `expected a tool call where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs, unneeded, `expected a tool call where the model otherwise makes none; got ${seen}`, repeat);
 }
 
 /** Why the tools are known to reach the model, or undefined: it calls them, or the prompt counts show them. */
@@ -260,7 +262,7 @@ function reaching(unneeded: Exchange, control: Exchange, weather: Exchange, forc
  * negative control). Ignored: a call to another function, or no call while the tools demonstrably reach
  * the model (see judgeRequired). llama.cpp releases that treat a named tool_choice as "auto" show here.
  */
-export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[], forced: Exchange, weather: Exchange, control: Exchange): Contrast {
+export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[], forced: Exchange, weather: Exchange, control: Exchange, repeat?: Repeatable): Contrast {
   for (const x of xs) {
     const a = toolAnswer(x, unneeded[0]!, 'tool_choice naming get_time', 'tool_choice');
     if ('verdict' in a) return { verdict: a };
@@ -281,7 +283,7 @@ export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[
       return { verdict: inconclusive(`a call to get_time (${seen}), but without tool_choice the model ${u.ok ? `answers ${describe(u)}` : `got ${answerProblem(u)}`}`) };
     }
   }
-  return contrasted(xs, unneeded, `expected a call to get_time where the model otherwise makes none; got ${seen}`);
+  return contrasted(xs, unneeded, `expected a call to get_time where the model otherwise makes none; got ${seen}`, repeat);
 }
 
 /**
@@ -291,7 +293,7 @@ export function judgeNamed(xs: readonly Exchange[], unneeded: readonly Exchange[
  * Qwen or Llama template writes the call first). Then an answer that has begun as text has already done
  * what no answer without the parameter does, whatever would have followed the cut.
  */
-export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[]): Contrast {
+export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[], repeat?: Repeatable): Contrast {
   const callsLead = weather.every((w) => callCount(w) > 0 && !/\S/.test(contentOf(w)));
   for (const x of xs) {
     const a = toolAnswer(x, weather[0]!, 'tool_choice "none"', 'tool_choice');
@@ -310,11 +312,11 @@ export function judgeNone(xs: readonly Exchange[], weather: readonly Exchange[])
     }
   }
   const cut = xs.some((x) => toolCallsOf(x).finishReason === 'length') ? ' (cut by the output limit chatprobe sends after text began, where every answer without it begins with its call)' : '';
-  return contrasted(xs, weather, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}${cut}`);
+  return contrasted(xs, weather, `expected no tool call where the model otherwise calls the tool; got ${describe(xs[0]!)}${cut}`, repeat);
 }
 
 /** parallel_tool_calls: false: one call where the same request without it makes several (the control). */
-export function judgeParallel(xs: readonly Exchange[], weather: readonly Exchange[]): Contrast {
+export function judgeParallel(xs: readonly Exchange[], weather: readonly Exchange[], repeat?: Repeatable): Contrast {
   for (const x of xs) {
     const a = toolAnswer(x, weather[0]!, 'parallel_tool_calls: false', 'parallel_tool_calls');
     if ('verdict' in a) return { verdict: a };
@@ -325,5 +327,5 @@ export function judgeParallel(xs: readonly Exchange[], weather: readonly Exchang
   for (const w of weather) {
     if (callCount(w) <= 1) return { verdict: inconclusive(`expected one call where the model otherwise makes several; got one with parallel_tool_calls false, and without it: ${describe(w)}`) };
   }
-  return contrasted(xs, weather, `expected one call instead of several; got with parallel_tool_calls false: ${describe(xs[0]!)}; without: ${describe(weather[0]!)}`);
+  return contrasted(xs, weather, `expected one call instead of several; got with parallel_tool_calls false: ${describe(xs[0]!)}; without: ${describe(weather[0]!)}`, repeat);
 }

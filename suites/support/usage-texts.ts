@@ -20,7 +20,7 @@ import { PINEAPPLE_RULE, UNRELATED_QUESTION } from './roles.js';
 export const UNIT_A = '3.14159265358979 ∑∫∂√∞≈\n';
 
 /**
- * The copies of the unit the series reads: 0 is the smoke call, 3 is chat.usage's longer prompt. No request
+ * The copies of the unit the series reads: 0 is the smoke call, 3 the series' one request. No request
  * of its own: a model's budget (80 requests, billing included) has no room for more, and the two free points
  * (CHECK_TEXTS) check the family the slope names on other texts, which a third copy of the same unit would not.
  */

@@ -64,8 +64,7 @@ export function countingTokens(text: string, group: number): number {
 
 /**
  * The smoke prompt with the unit three times before it, a one-token answer (only prompt_tokens is read;
- * sent as written, with no room for reasoning): the series' one request, which chat.usage reads as its
- * longer prompt too.
+ * sent as written, with no room for reasoning): the series' one request.
  */
 export const UNIT_THRICE = defineShared({
   key: 'usage.unit_thrice',
@@ -78,7 +77,7 @@ export type CheckText = (typeof CHECK_TEXTS)[number];
 
 /**
  * TrueLLMs' slope, on a budget: the smoke prompt with the unit before it 0 times (the smoke call itself)
- * and 3 times (chat.usage's longer prompt); and two free points, requests of one user message and a known
+ * and 3 times (the series' one request); and two free points, requests of one user message and a known
  * text that the audit sends anyway (the instruction in a user message, the greedy counting request), which
  * the family the slope names must count exactly too.
  */

@@ -391,17 +391,20 @@ describe('judgeCache (usage.cache)', () => {
   });
 });
 
-describe('judgeChatUsage (chat.usage: the usage series\' three copies as the longer prompt)', () => {
-  it('passes prompt tokens that grow by what three copies of the unit can hold, in any tokenizer', () => {
-    for (const f of Object.keys(T) as (keyof typeof T)[]) expect(judgeChatUsage(withUsage(15), withUsage(15 + 3 * T[f].counts.unitA)).verdict, f).toBe('pass');
-    expect(judgeChatUsage(withUsage(14), withUsage(14 + 27)).verdict).toBe('pass');
+describe('judgeChatUsage (chat.usage: the counting request as the longer prompt)', () => {
+  it('passes prompt tokens that grow by what the longer text holds more, in any tokenizer', () => {
+    for (const f of Object.keys(T) as (keyof typeof T)[]) expect(judgeChatUsage(withUsage(15), withUsage(15 + T[f].counts.countPrompt - T[f].counts.smoke)).verdict, f).toBe('pass');
+    expect(judgeChatUsage(withUsage(14), withUsage(14 + 3)).verdict).toBe('pass');
   });
 
-  it('warns a count that does not follow the prompt (the same number whatever is sent, or far more)', () => {
+  it('warns a count that does not follow the prompt (the same number whatever is sent, too little more, or far more)', () => {
     const v = judgeChatUsage(withUsage(42), withUsage(42));
     expect(v.verdict).toBe('warn');
     expect(codes(v)).toEqual(['growth']);
-    expect(judgeChatUsage(withUsage(42), withUsage(42 + 200)).verdict).toBe('warn');
+    expect(v.findings?.[0]?.message).toContain('grow by 3–');
+    expect(judgeChatUsage(withUsage(42), withUsage(44)).verdict).toBe('warn');
+    expect(judgeChatUsage(withUsage(42), withUsage(42 + 80)).verdict).toBe('warn');
+    expect(judgeChatUsage(withUsage(42), withUsage(42 + 60)).verdict).toBe('pass');
   });
 
   it('leaves the growth unchecked where the longer prompt got no count; fails a broken invariant; warns no usage', () => {
