@@ -199,6 +199,15 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     // The differences still come first.
     expect((await compared.page.locator('#app > section').evaluateAll((xs) => xs.map((x) => x.id))).slice(0, 2)).toEqual(['differences', 'identity']);
     expect(compared.problems).toEqual([]);
+    // Two tokenizers: the page says them where the statistic and the why stand, with no error.
+    const tokenizerPage = join(dir, 'compare-tokenizer-drawn.html');
+    await runCli(['compare', join(dir, 'qwen'), join(dir, 'llama'), '--html', tokenizerPage]);
+    const counted = await openFile(browser, tokenizerPage);
+    const row = await counted.page.locator('#identity tr[data-model="id-steady"]').textContent();
+    expect(row).toContain('tokenizer: the unit 24 against 19 tokens a copy');
+    expect(row).toContain('exact counts: false alarms 0');
+    expect(row).toContain('tokenizer: A Qwen 2 / 2.5 / 3 (the unit 24 tokens a copy), B Llama 3 (19)');
+    expect(counted.problems).toEqual([]);
     const report = await openFile(browser, join(dir, 'gated', 'report.html'));
     const drawn = report.page.locator('#fingerprints tr[data-model="id-swapping"]');
     expect(await drawn.locator('.fp-rep').count()).toBe(8);
