@@ -77,13 +77,18 @@ describe('the identity probes on real llama.cpp servers', () => {
     }
   });
 
-  it('keeps the tokenizer where the usage probes ran: Qwen 2 from the same exact counts on the F16 weights and their Q4_0 twin, so the logprobs decide', () => {
+  it('keeps the tokenizer where the usage probes ran: Qwen 2 from the same exact counts on the F16 weights and their Q4_0 twin, so the content decides', () => {
     const [f16, q4] = [counted.f16!.fingerprint, counted.q4_0!.fingerprint];
     for (const f of [f16, q4]) expect(f.tokenizer, JSON.stringify(f.tokenizer)).toMatchObject({ family: 'qwen2', points: [{ k: 0, prompt: 36 }, { k: 3, prompt: 108 }] });
     expect(q4.tokenizer!.points).toEqual(f16.tokenizer!.points);
     expect(q4.tokenizer!.checks).toEqual(f16.tokenizer!.checks);
     const c = compareFingerprints(f16, q4);
-    expect(c, JSON.stringify(c)).toMatchObject({ verdict: 'different', signal: 'logprobs', tokenizer: { a: { family: 'qwen2' }, b: { family: 'qwen2' } } });
+    expect(c.tokenizer, JSON.stringify(c)).toMatchObject({ a: { family: 'qwen2' }, b: { family: 'qwen2' } });
+    // Not the tokenizer's verdict: the content's, as without it. Batched with the usage probes' requests, a
+    // run's own spread was seen at 0.047 (past the floor: unverifiable), so either honest content verdict.
+    expect(c.signal, JSON.stringify(c)).toBe('logprobs');
+    expect(c).toEqual({ ...compareFingerprints({ ...f16, tokenizer: undefined }, { ...q4, tokenizer: undefined }), tokenizer: c.tokenizer });
+    expect(['different', 'unverifiable'], JSON.stringify(c)).toContain(c.verdict);
     // The runs of the identity probes alone read no tokenizer, and say so.
     expect(runs.f16!.fingerprint.tokenizer?.why).toMatch(/^not read: no usage series in this run/);
   });
