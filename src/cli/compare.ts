@@ -19,9 +19,17 @@ export function identityLines(identity: ReportComparison['identity']): string[] 
   let width = 0;
   for (const i of identity) width = Math.max(width, oneLine(i.model).length);
   for (const { model, comparison: c } of identity) {
-    // The why ends with the measured false alarms; the power is the calibration's, at the floor only.
-    const power = c.power === undefined ? 'power not measured at this threshold' : `power ${Math.round(c.power * 1000) / 10}% against a Q4_0 twin in the calibration`;
+    // The why ends with the measured false alarms; the power is the calibration's, at the floor only. The
+    // tokenizers' counts are exact: no rate of chance to quote (docs/identity.md).
+    const power =
+      c.signal === 'tokenizer'
+        ? 'exact counts: false alarms 0, no power figure needed'
+        : c.power === undefined
+          ? 'power not measured at this threshold'
+          : `power ${Math.round(c.power * 1000) / 10}% against a Q4_0 twin in the calibration`;
     lines.push(`${c.verdict.padEnd(13)}  ${oneLine(model).padEnd(width)}  ${oneLine(c.why)} (${power}; n = ${c.sampleSize.a}/${c.sampleSize.b} answers over ${c.sampleSize.prompts} prompts)`);
+    const t = c.tokenizer;
+    if (t && t.a.family !== t.b.family) lines.push(`${''.padEnd(13)}  ${''.padEnd(width)}    tokenizer: A ${oneLine(t.a.label)} (the unit ${t.a.unitTokens} tokens a copy), B ${oneLine(t.b.label)} (${t.b.unitTokens})`);
     for (const w of c.verdict === 'same' ? [] : c.where) lines.push(`${''.padEnd(13)}  ${''.padEnd(width)}    ${w.prompt}: ${c.signal === 'logprobs' ? `moved ${Math.round(w.distance * 1000) / 1000}, ` : ''}A ${JSON.stringify(w.a ?? null)}, B ${JSON.stringify(w.b ?? null)}`);
   }
   return lines;

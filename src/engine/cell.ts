@@ -42,10 +42,28 @@ export interface CellRow {
   /** The model's smoke call, the control of every probe (ctx.control()); let go once its probes are done. */
   smoke: Exchange | undefined;
   /** Its shared exchanges, by key: made by the first probe that asks, let go once its probes are done. */
-  shared: Map<string, { value: Promise<unknown>; calls: string[] }>;
+  shared: Map<string, SharedEntry>;
   /** What the stream metrics need, as numbers: the exchanges themselves are let go when their probe ends. */
   streams: StreamTimes;
   caller: ModelCaller;
+}
+
+/** A shared exchange of a row: its value, the calls that made it, and the value once it arrived. */
+export interface SharedEntry {
+  def: SharedExchange<unknown>;
+  value: Promise<unknown>;
+  calls: string[];
+  arrived?: { value: unknown };
+}
+
+/**
+ * What the row keeps of its shared exchanges (SharedExchange.summary), taken once its probes are done
+ * (before the exchanges are let go), each summary able to read the others that arrived: the fingerprint
+ * reads the usage series so, and the order in which the two arrived changes nothing.
+ */
+export function keepSummaries(row: CellRow): void {
+  const made = <U>(s: SharedExchange<U>): U | undefined => row.shared.get(s.key)?.arrived?.value as U | undefined;
+  for (const e of row.shared.values()) if (e.arrived && e.def.summary) Object.assign(row.entry, e.def.summary(e.arrived.value, made));
 }
 
 /**
@@ -189,11 +207,12 @@ class CellContext implements ProbeContext, CallObserver {
         // A make() that throws at once fails its callers as a rejected exchange would, not by a throw.
         value = Promise.reject(err);
       }
-      entry = { value, calls };
+      const made: SharedEntry = { def: s as SharedExchange<unknown>, value, calls };
+      // Registered before any probe awaits it: arrived before the probes that read it go on, so before
+      // their model's probes are done (keepSummaries).
+      value.then((v) => (made.arrived = { value: v }), () => undefined);
+      entry = made;
       this.row.shared.set(s.key, entry);
-      // What the row keeps of it once made (the metered set's deductions: billing/set.ts), there before
-      // the report is made: every probe that reads it awaits it first.
-      if (s.summary) value.then((v) => Object.assign(this.row.entry, s.summary!(v)), () => undefined);
     }
     return this.evidenceOf(entry as { value: Promise<T>; calls: string[] });
   }

@@ -79,9 +79,12 @@ export interface SharedExchange<T> {
   make(ctx: ProbeContext): Promise<T>;
   /**
    * What the model's row in the report keeps of it once made, beside the cells: the metered set's
-   * deductions (billing/set.ts). Not asked when making it failed.
+   * deductions (billing/set.ts), the fingerprint (suites/support/identity.ts). Asked once the model's
+   * probes are done (engine/cell.ts keepSummaries), not when making it failed; `made` gives another shared
+   * exchange of the row that arrived (never sends it), so what a summary reads of another is the same
+   * whichever arrived first, in a run and in its replay.
    */
-  summary?(value: T): RowSummary;
+  summary?(value: T, made: <U>(s: SharedExchange<U>) => U | undefined): RowSummary;
 }
 
 /** The part of a model's row a shared exchange may fill. */

@@ -3,7 +3,7 @@ import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 import { CAUSES } from '../results/causes.js';
 import { clip } from '../text.js';
 import { errorIn2xx } from '../wire/completion.js';
-import { runCell, type CellRow, type RunScope } from './cell.js';
+import { keepSummaries, runCell, type CellRow, type RunScope } from './cell.js';
 import { MAX_MESSAGE, result, rowResult } from './cell-result.js';
 import type { Plan } from './plan.js';
 import { resolveCost, type ProbeDefinition, type ProbeVerdict } from './probe.js';
@@ -107,6 +107,7 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
   /** Memory follows the probes in flight, not the models × probes of the run; what the alone probes read stays for them. */
   const release = (state: ModelState) => {
     if (--state.pending > 0) return;
+    keepSummaries(state);
     for (const key of state.shared.keys()) if (!keptForAlone.has(key)) state.shared.delete(key);
     state.smoke = undefined;
   };
@@ -263,6 +264,7 @@ export async function runPlan(plan: Plan, scope: RunScope, how: ScheduleOptions,
       if (state.caller.stalled) emit(result(state.plan.id, p, { verdict: 'error', cause: 'timeout', notRun: true, observed: `not run: ${new RowStalled(state.caller.stalled).message}` }, [], 0));
       else await runProbe(p, state, state.plan.id);
     }
+    keepSummaries(state);
     state.shared.clear();
     state.smoke = undefined;
   }

@@ -134,6 +134,29 @@ export const FingerprintSample = z.object({
 });
 export type FingerprintSample = z.infer<typeof FingerprintSample>;
 
+/**
+ * The tokenizer the endpoint counts prompts with (usage.tokenizer, suites/support/usage.ts): a non-content
+ * signal beside the answers, read from the usage series where the usage probes made it (the identity
+ * probes send nothing for it). `family` only where an exact fit named one; `why` where none was named, or
+ * where the series was not read (the usage probes did not run). The counts stay, so the fit can be judged
+ * again offline (exactFamily).
+ */
+export const FingerprintTokenizer = z.object({
+  /** The family's key in the table (suites/support/tokenizer-table.ts: `qwen2`, `llama3`, …). */
+  family: z.string().optional(),
+  /** The family in words ("Qwen 2 / 2.5 / 3"). */
+  label: z.string().optional(),
+  /** prompt_tokens of the smoke prompt after the unit k times (the series' points). */
+  points: z.array(z.object({ k: z.number().int(), prompt: z.number().int() })).optional(),
+  /** prompt_tokens of the audit's other known texts (the free points that confirm the family). */
+  checks: z.array(z.object({ text: z.string(), prompt: z.number().int() })).optional(),
+  /** The calls the counts come from (trace.jsonl, exchanges.har): the usage probes' own. */
+  evidence: z.array(z.string()).optional(),
+  /** Why no family is named, or why the counts were not read. */
+  why: z.string().optional(),
+});
+export type FingerprintTokenizer = z.infer<typeof FingerprintTokenizer>;
+
 export const Fingerprint = z.object({
   version: z.literal(1),
   /** `logprobs`: the first tokens' alternatives were read; `answers`: only the answers (B3IT), `why` says why. */
@@ -143,6 +166,8 @@ export const Fingerprint = z.object({
   /** `top_logprobs` asked for. */
   topLogprobs: z.number().int(),
   samples: z.array(FingerprintSample),
+  /** The tokenizer the prompt counts follow; absent in a fingerprint taken before it was kept. */
+  tokenizer: FingerprintTokenizer.optional(),
 });
 export type Fingerprint = z.infer<typeof Fingerprint>;
 
@@ -248,14 +273,49 @@ export interface FingerprintComparison {
   threshold: number;
   /** The calibrated false-alarm rate of `different` for this signal; undefined: not measured yet. */
   falseAlarmRate: number | undefined;
-  /** The calibrated power against a quantized twin (Q4_0) at this sample size; undefined: not measured, or not at this threshold. */
+  /**
+   * The calibrated power against a quantized twin (Q4_0) at this sample size; undefined: not measured, not
+   * at this threshold, or the tokenizer decided (a twin keeps its tokenizer: that signal has no power
+   * against one, and needs none where the tokenizers differ).
+   */
   power: number | undefined;
   /** Common prompts compared, and answered samples on each side. */
   sampleSize: { prompts: number; a: number; b: number };
-  signal: 'logprobs' | 'answers' | 'none';
+  /** The signal that decided: the logprobs, the answers, or the tokenizers' exact counts (`tokenizer`). */
+  signal: 'logprobs' | 'answers' | 'tokenizer' | 'none';
+  /** The tokenizer each side counts with, where both named one from an exact fit. */
+  tokenizer?: { a: TokenizerSeen; b: TokenizerSeen };
   /** The prompts where the two differ most, largest first (at most 3), for the reports. */
   where: { prompt: string; distance: number; a: string | undefined; b: string | undefined }[];
   why: string;
+}
+
+/** A tokenizer family as a comparison names it: the family, the unit's tokens a copy, and the counts in words. */
+export interface TokenizerSeen {
+  family: string;
+  label: string;
+  /** Tokens each copy of the unit adds (the fit's slope). */
+  unitTokens: number;
+  /** The counts the fit rests on, in words. */
+  counts: string;
+}
+
+/**
+ * The family a fingerprint's tokenizer names, judged again from its counts: only where it names one, the
+ * series' points lie on one line whose slope is a positive whole number (every copy of the unit adding the
+ * same tokens: an exact fit), and a free point had a count to confirm it (usage.tokenizer's rule). A family
+ * beside a near fit, or with nothing to confirm it, names nothing: an estimate is off by a token somewhere.
+ */
+export function exactFamily(t: FingerprintTokenizer | undefined): TokenizerSeen | undefined {
+  if (!t?.family || !t.points || t.points.length < 2 || !t.checks || t.checks.length === 0) return undefined;
+  const points = [...t.points].sort((x, y) => x.k - y.k);
+  const first = points[0]!;
+  const last = points[points.length - 1]!;
+  if (last.k === first.k) return undefined;
+  const slope = (last.prompt - first.prompt) / (last.k - first.k);
+  if (!Number.isInteger(slope) || slope <= 0 || !points.every((p) => p.prompt === first.prompt + (p.k - first.k) * slope)) return undefined;
+  const counts = `prompt_tokens ${points.map((p) => p.prompt).join(' and ')} for the unit × ${points.map((p) => p.k).join(' and ')}; ${t.checks.map((c) => c.prompt).join(' and ')} for the audit's other known ${t.checks.length === 1 ? 'text' : 'texts'}`;
+  return { family: t.family, label: t.label ?? t.family, unitTokens: slope, counts };
 }
 
 /** The common prompts' closest pair across two runs: a mixed run still matches the other on its shared source. */
@@ -275,6 +335,31 @@ const firstAnswer = (s: readonly FingerprintSample[]): string | undefined => s[0
  * (`unverifiable`). With answers only: prompts answered otherwise, each run agreeing with itself.
  */
 export function compareFingerprints(a: Fingerprint, b: Fingerprint): FingerprintComparison {
+  const content = compareContent(a, b);
+  const ta = exactFamily(a.tokenizer);
+  const tb = exactFamily(b.tokenizer);
+  // A side without a family (not read, or none named) leaves the content's verdict as it is: absence
+  // says nothing, and never pushes toward `same`.
+  if (!ta || !tb) return content;
+  const tokenizer = { a: ta, b: tb };
+  if (ta.family === tb.family) return { ...content, tokenizer };
+  // An exact count is no sample: the same tokenizer counts the same text the same every time, so two
+  // families are two tokenizers, with no chance involved (false alarms 0; docs/identity.md).
+  return {
+    ...content,
+    verdict: 'different',
+    signal: 'tokenizer',
+    statistic: Math.abs(ta.unitTokens - tb.unitTokens),
+    threshold: 0,
+    falseAlarmRate: 0,
+    power: undefined,
+    tokenizer,
+    why: `the prompt counts follow two tokenizers: the first counts like ${ta.label} (${ta.counts}), the second like ${tb.label} (${tb.counts}); exact counts, which one tokenizer never gives otherwise (no chance involved), so another model answers, or something in between now counts the prompt with its own tokenizer; the content alone: ${content.verdict} (${content.why})`,
+  };
+}
+
+/** compareFingerprints on the answers alone: the logprobs where both sides give them, else the answers. */
+function compareContent(a: Fingerprint, b: Fingerprint): FingerprintComparison {
   const common = promptsOf(a).filter((p) => promptsOf(b).includes(p));
   const sampleSize = { prompts: common.length, a: common.reduce((n, p) => n + samplesOf(a, p).length, 0), b: common.reduce((n, p) => n + samplesOf(b, p).length, 0) };
   const base = { sampleSize, where: [] as FingerprintComparison['where'] };
@@ -347,6 +432,8 @@ export type IdentityRequirement = z.infer<typeof IdentityRequirement>;
 export const BaselineIdentity = z.object({ require: IdentityRequirement.optional(), fingerprint: Fingerprint });
 export type BaselineIdentity = z.infer<typeof BaselineIdentity>;
 
+const TokenizerSeenSchema = z.object({ family: z.string(), label: z.string(), unitTokens: z.number().int(), counts: z.string() });
+
 /** A model's fingerprint weighed against its baseline's, as the report keeps it (report/gate.ts). */
 export const IdentityCheck = z.object({
   model: z.string(),
@@ -356,8 +443,10 @@ export const IdentityCheck = z.object({
   falseAlarmRate: z.number().optional(),
   power: z.number().optional(),
   sampleSize: z.object({ prompts: z.number().int(), a: z.number().int(), b: z.number().int() }),
-  signal: z.enum(['logprobs', 'answers', 'none']),
+  signal: z.enum(['logprobs', 'answers', 'tokenizer', 'none']),
   where: z.array(z.object({ prompt: z.string(), distance: z.number(), a: z.string().optional(), b: z.string().optional() })),
+  /** The tokenizer each side counts with, where both named one from an exact fit. */
+  tokenizer: z.object({ a: TokenizerSeenSchema, b: TokenizerSeenSchema }).optional(),
   why: z.string(),
   /** What the baseline requires; absent: reported, not gated. */
   require: IdentityRequirement.optional(),
@@ -384,6 +473,7 @@ export function identityCheck(model: string, c: FingerprintComparison, require: 
   };
   if (c.falseAlarmRate !== undefined) out.falseAlarmRate = c.falseAlarmRate;
   if (c.power !== undefined) out.power = c.power;
+  if (c.tokenizer) out.tokenizer = c.tokenizer;
   if (require) out.require = require;
   return out;
 }
@@ -594,12 +684,14 @@ export function viewFingerprint(f: Fingerprint): FingerprintView {
   const systemFingerprints = [...new Set(answered.map((s) => s.systemFingerprint).filter((v): v is string => v !== undefined))];
   const idForms = [...new Set(answered.map((s) => s.idForm).filter((v): v is string => v !== undefined))];
   const prompts = new Set(answered.map((s) => s.prompt)).size;
+  const tokenizer = exactFamily(f.tokenizer);
   const parts = [
     f.signal === 'logprobs' ? `logprobs (top ${f.topLogprobs})` : `answers only${f.why ? ` (${f.why})` : ''}`,
     `${answered.length}/${f.samples.length} answered over ${prompts} prompts`,
     spread !== undefined ? `own spread ${fmt(spread)}` : '',
     anchor.length > 0 ? `anchor ${anchor.slice(0, 3).map((a) => `${JSON.stringify(a.answer)} ×${a.count}`).join(', ')}${anchor.length > 3 ? ', …' : ''}` : '',
     systemFingerprints.length > 0 ? `system_fingerprint ${systemFingerprints.slice(0, 3).join(', ')}` : '',
+    tokenizer ? `counts like ${tokenizer.label}` : '',
   ];
   const repeats = f.samples
     .filter((s) => s.prompt === FINGERPRINT_PROMPT_KEYS[0])

@@ -15,12 +15,14 @@ import {
   TOLERANCE_FLOOR,
   TOP_LOGPROBS,
   type FingerprintSample,
+  type FingerprintTokenizer,
   type MixedBackends,
 } from '../../src/results/identity.js';
 import type { Finding } from '../../src/results/model.js';
 import { readChoices } from '../../src/wire/completion.js';
 import { isObject } from '../../src/wire/json.js';
 import { RANDOM_NUMBER, user } from './prompts.js';
+import { familyLabel, fitSeries, unnamed, USAGE_SERIES, type Series } from './usage.js';
 
 /**
  * The fingerprint (identity.*, issue 34): fixed prompts at temperature 0 with one-token answers (one short
@@ -142,8 +144,25 @@ export const FINGERPRINT = defineShared({
       }
       return { fingerprint: fingerprintOf(out, refused), exchanges: out.map((o) => o.x) };
     }),
-  summary: ({ fingerprint }) => ({ fingerprint }),
+  // The tokenizer beside it, from the usage series where the usage probes made it (nothing is sent for it).
+  summary: ({ fingerprint }, made) => ({ fingerprint: { ...fingerprint, tokenizer: tokenizerOf(made(USAGE_SERIES)) } }),
 });
+
+/**
+ * The fingerprint's tokenizer signal: the family usage.tokenizer names from the series (an exact fit that
+ * a free point confirms: suites/support/usage.ts), the counts it rests on and their calls; or why none is
+ * named, or that the series was not read (a run without the usage probes has no tokenizer signal).
+ */
+export function tokenizerOf(series: Series | undefined): FingerprintTokenizer {
+  if (!series) return { why: 'not read: no usage series in this run (the usage probes did not run, or could not make it), so no prompt counts to fit; nothing is sent for them here' };
+  const evidence = [...series.points.map((p) => p.x.callId), ...series.checks.map((c) => c.x.callId)];
+  const r = fitSeries(series);
+  if ('verdict' in r) return { evidence, why: `no family named: ${r.verdict.observed}`.slice(0, 400) };
+  const counts = { points: r.fit.points, checks: r.fit.checks, evidence };
+  const why = unnamed(r.fit);
+  if (why || !r.fit.family) return { ...counts, why: `no family named: ${why ?? 'no exact fit'}`.slice(0, 400) };
+  return { family: r.fit.family, label: familyLabel(r.fit.family), ...counts };
+}
 
 const fmt = (x: number): string => (x === 0 ? '0' : x < 0.001 ? x.toExponential(1) : String(Math.round(x * 1000) / 1000));
 

@@ -36,6 +36,14 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     if (relay) p.models = p.models.map((m) => (m.id === 'id-steady' ? { ...m, quirks: { ...m.quirks, quantized: 0.2 } } : m));
     return p;
   };
+  /** The steady model alone, its prompts counted like `tokenizer`: the same weights, answers and logprobs, whatever it counts with. */
+  const counting = (tokenizer: 'qwen2' | 'llama3'): Profile => {
+    const p = loadProfile('identity');
+    p.models = p.models.filter((m) => m.id === 'id-steady').map((m) => ({ ...m, quirks: { ...m.quirks, tokenizer } }));
+    return p;
+  };
+  /** The fingerprint with the usage series it reads the tokenizer from (usage.tokenizer's requests). */
+  const withTokenizer = (url: string, out: string) => runCli(['--base-url', url, '--out', out, '--probes', 'identity.*,usage.tokenizer', '--quiet'], { OPENAI_API_KEY: KEY });
 
   beforeAll(async () => {
     dir = await tempDir();
@@ -45,7 +53,15 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     await first.close();
     // The same relay started again (id-swapping's weights change with every start), and a relay of the twin.
     const [again, relay] = await Promise.all([serve(profile()), serve(profile(true))]);
-    const runs = await Promise.all([audit(again.url, join(dir, 'b')), audit(relay.url, join(dir, 'relay'))]);
+    // The steady model counted by two tokenizers (a relay that swapped it for a model of the same answers, another tokenizer).
+    const [qwen, llama] = await Promise.all([serve(counting('qwen2')), serve(counting('llama3'))]);
+    const runs = await Promise.all([
+      audit(again.url, join(dir, 'b')),
+      audit(relay.url, join(dir, 'relay')),
+      withTokenizer(qwen.url, join(dir, 'qwen')),
+      withTokenizer(llama.url, join(dir, 'llama')),
+      withTokenizer(llama.url, join(dir, 'llama-again')),
+    ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
   }, 60_000);
   let browser: Browser | undefined;
@@ -87,6 +103,55 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     const steady = c.identity.find((i) => i.model === 'id-steady')!.comparison;
     expect(steady.verdict).toBe('different');
     expect(steady.statistic).toBeGreaterThan(steady.threshold);
+  });
+
+  it('keeps the tokenizer in the fingerprint where the usage series was made, and says it was not read where it was not', async () => {
+    const qwen = (await report(join(dir, 'qwen'))).models[0]!.fingerprint!;
+    expect(qwen.tokenizer).toMatchObject({ family: 'qwen2', points: [{ k: 0 }, { k: 3 }] });
+    expect(qwen.tokenizer!.checks!.length).toBeGreaterThan(0);
+    const without = (await report(join(dir, 'a'))).models[0]!.fingerprint!;
+    expect(without.tokenizer).toEqual({ why: expect.stringMatching(/^not read: no usage series in this run/) });
+  });
+
+  it('compare: the same answers counted by another tokenizer are different (the tokenizer decides); the same tokenizer again is same; one side without it changes nothing', async () => {
+    const json = async (a: string, b: string) =>
+      JSON.parse((await runCli(['compare', join(dir, a), join(dir, b), '--json'])).stdout) as {
+        identity: { model: string; comparison: { verdict: string; signal: string; why: string; where: { prompt: string }[]; tokenizer?: { a: { family: string }; b: { family: string } } } }[];
+      };
+    const swapped = (await json('qwen', 'llama')).identity[0]!.comparison;
+    expect(swapped).toMatchObject({ verdict: 'different', signal: 'tokenizer', tokenizer: { a: { family: 'qwen2' }, b: { family: 'llama3' } } });
+    // The same weights: only the number prompt moved, its digits cut in other groups (the reference model's
+    // first token is the tokenizer's first piece); the content's own verdict is said beside the tokenizers'.
+    expect(swapped.where.map((w) => w.prompt)).toEqual(['number']);
+    expect(swapped.why).toMatch(/the content alone: different \(largest logprob move [\d.]+ \(prompt "number"\)/);
+    expect((await json('llama', 'llama-again')).identity[0]!.comparison).toMatchObject({ verdict: 'same', signal: 'logprobs', tokenizer: { a: { family: 'llama3' }, b: { family: 'llama3' } } });
+    // A run without the usage probes has no tokenizer: the content alone decides (here the number prompt,
+    // the pseudo-model's own digits against Llama 3's).
+    const oneSide = (await json('a', 'llama')).identity.find((i) => i.model === 'id-steady')!.comparison;
+    expect(oneSide).toMatchObject({ signal: 'logprobs' });
+    expect(oneSide.tokenizer).toBeUndefined();
+    expect(oneSide.why).not.toContain('tokenizer');
+    const text = await runCli(['compare', join(dir, 'qwen'), join(dir, 'llama')]);
+    expect(text.stdout).toMatch(/^different +id-steady +the prompt counts follow two tokenizers: .*\(exact counts: false alarms 0/m);
+    expect(text.stdout).toContain('tokenizer: A Qwen 2 / 2.5 / 3 (the unit 24 tokens a copy), B Llama 3 (19)');
+    const page = join(dir, 'compare-tokenizer.html');
+    await runCli(['compare', join(dir, 'qwen'), join(dir, 'llama'), '--html', page]);
+    expect(await readFile(page, 'utf8')).toContain('"signal":"tokenizer"');
+  });
+
+  it('the baseline keeps the tokenizer; a run counted by another tokenizer fails a baseline that requires the same model', async () => {
+    const path = join(dir, 'baseline-tokenizer.json');
+    const [qwen, llama] = await Promise.all([serve(counting('qwen2')), serve(counting('llama3'))]);
+    const written = await runCli(['--base-url', qwen.url, '--out', join(dir, 'qwen-baseline'), '--probes', 'identity.*,usage.tokenizer', '--quiet', '--update-baseline', '--baseline', path], { OPENAI_API_KEY: KEY });
+    expect(written.code, written.stderr).toBe(0);
+    const baseline = JSON.parse(await readFile(path, 'utf8'));
+    expect(baseline.identity['id-steady'].fingerprint.tokenizer).toMatchObject({ family: 'qwen2' });
+    baseline.identity['id-steady'].require = 'same';
+    await writeFile(path, JSON.stringify(baseline));
+    const out = join(dir, 'tokenizer-gated');
+    const run = await runCli(['--base-url', llama.url, '--out', out, '--probes', 'identity.*,usage.tokenizer', '--quiet', '--baseline', path], { OPENAI_API_KEY: KEY });
+    expect(run.code).toBe(1);
+    expect((await report(out)).identity).toEqual([expect.objectContaining({ model: 'id-steady', verdict: 'different', signal: 'tokenizer', outcome: 'failed', tokenizer: expect.objectContaining({ a: expect.objectContaining({ family: 'qwen2' }), b: expect.objectContaining({ family: 'llama3' }) }) })]);
   });
 
   it('compare --html: the page says which name serves another model', async () => {
@@ -134,6 +199,15 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     // The differences still come first.
     expect((await compared.page.locator('#app > section').evaluateAll((xs) => xs.map((x) => x.id))).slice(0, 2)).toEqual(['differences', 'identity']);
     expect(compared.problems).toEqual([]);
+    // Two tokenizers: the page says them where the statistic and the why stand, with no error.
+    const tokenizerPage = join(dir, 'compare-tokenizer-drawn.html');
+    await runCli(['compare', join(dir, 'qwen'), join(dir, 'llama'), '--html', tokenizerPage]);
+    const counted = await openFile(browser, tokenizerPage);
+    const row = await counted.page.locator('#identity tr[data-model="id-steady"]').textContent();
+    expect(row).toContain('tokenizer: the unit 24 against 19 tokens a copy');
+    expect(row).toContain('exact counts: false alarms 0');
+    expect(row).toContain('tokenizer: A Qwen 2 / 2.5 / 3 (the unit 24 tokens a copy), B Llama 3 (19)');
+    expect(counted.problems).toEqual([]);
     const report = await openFile(browser, join(dir, 'gated', 'report.html'));
     const drawn = report.page.locator('#fingerprints tr[data-model="id-swapping"]');
     expect(await drawn.locator('.fp-rep').count()).toBe(8);

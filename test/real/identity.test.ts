@@ -14,12 +14,15 @@ import { realPaths, startLlama, stopAll, type Llama, type Weights } from './llam
 
 const ROUTE_HEADER = 'x-portkey-last-used-option-index';
 
-/** One run on a server of its own, stopped after it; `load`: three other requests in flight meanwhile. */
-async function runOn(weights: Weights, threads: number, o: { load?: boolean } = {}): Promise<IdentityRun> {
+/**
+ * One run on a server of its own, stopped after it; `load`: three other requests in flight meanwhile;
+ * `probes`: another selection (with the usage series the fingerprint reads its tokenizer from).
+ */
+async function runOn(weights: Weights, threads: number, o: { load?: boolean; probes?: string } = {}): Promise<IdentityRun> {
   const server = await startLlama(realPaths(), weights, IDENTITY_MODEL, { threads });
   const load = o.load ? busy(server.url) : undefined;
   try {
-    return await runIdentity(server.url);
+    return await runIdentity(server.url, [], o.probes);
   } catch (err) {
     throw new Error(`${(err as Error).message}\n--- llama-server log ---\n${server.log().slice(-2000)}`);
   } finally {
@@ -34,6 +37,8 @@ const routes = (f: Fingerprint) => f.samples.filter((s) => s.prompt === 'anchor'
 
 describe('the identity probes on real llama.cpp servers', () => {
   const runs: Partial<Record<'f16' | 'restartedOneThread' | 'restartedBusy' | 'q8_0' | 'q4_0' | 'other', IdentityRun>> = {};
+  /** The F16 weights and their Q4_0 twin with the usage series too: the fingerprint's tokenizer. */
+  const counted: Partial<Record<'f16' | 'q4_0', IdentityRun>> = {};
 
   beforeAll(async () => {
     // One server at a time: nothing of one run is batched with another's (the busy run's load is its own).
@@ -43,6 +48,8 @@ describe('the identity probes on real llama.cpp servers', () => {
     runs.q8_0 = await runOn('stopsQ8', 2);
     runs.q4_0 = await runOn('stopsQ4', 2);
     runs.other = await runOn('other', 2);
+    counted.f16 = await runOn('stops', 2, { probes: 'identity.*,usage.tokenizer' });
+    counted.q4_0 = await runOn('stopsQ4', 2, { probes: 'identity.*,usage.tokenizer' });
   });
   afterAll(stopAll);
 
@@ -68,6 +75,22 @@ describe('the identity probes on real llama.cpp servers', () => {
         expect(compareFingerprints(runs[v]!.fingerprint, ref.fingerprint).verdict).toBe('different');
       }
     }
+  });
+
+  it('keeps the tokenizer where the usage probes ran: Qwen 2 from the same exact counts on the F16 weights and their Q4_0 twin, so the content decides', () => {
+    const [f16, q4] = [counted.f16!.fingerprint, counted.q4_0!.fingerprint];
+    for (const f of [f16, q4]) expect(f.tokenizer, JSON.stringify(f.tokenizer)).toMatchObject({ family: 'qwen2', points: [{ k: 0, prompt: 36 }, { k: 3, prompt: 108 }] });
+    expect(q4.tokenizer!.points).toEqual(f16.tokenizer!.points);
+    expect(q4.tokenizer!.checks).toEqual(f16.tokenizer!.checks);
+    const c = compareFingerprints(f16, q4);
+    expect(c.tokenizer, JSON.stringify(c)).toMatchObject({ a: { family: 'qwen2' }, b: { family: 'qwen2' } });
+    // Not the tokenizer's verdict: the content's, as without it. Batched with the usage probes' requests, a
+    // run's own spread was seen at 0.047 (past the floor: unverifiable), so either honest content verdict.
+    expect(c.signal, JSON.stringify(c)).toBe('logprobs');
+    expect(c).toEqual({ ...compareFingerprints({ ...f16, tokenizer: undefined }, { ...q4, tokenizer: undefined }), tokenizer: c.tokenizer });
+    expect(['different', 'unverifiable'], JSON.stringify(c)).toContain(c.verdict);
+    // The runs of the identity probes alone read no tokenizer, and say so.
+    expect(runs.f16!.fingerprint.tokenizer?.why).toMatch(/^not read: no usage series in this run/);
   });
 
   it('finds Q8_0 different, or says honestly that it cannot tell', () => {

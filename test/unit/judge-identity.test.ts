@@ -4,6 +4,7 @@ import { seededRandom } from '../../src/reference/pseudo-model.js';
 import {
   ANCHOR_REPEATS,
   compareFingerprints,
+  exactFamily,
   idForm,
   MAX_THRESHOLD,
   mixedBackends,
@@ -11,8 +12,11 @@ import {
   topDistance,
   type Fingerprint,
   type FingerprintSample,
+  type FingerprintTokenizer,
 } from '../../src/results/identity.js';
-import { ANCHOR, FINGERPRINT_PLAN, fingerprintOf, judgeFingerprint, judgeMixed, readSample, WIDENING } from '../../suites/support/identity.js';
+import { ANCHOR, FINGERPRINT_PLAN, fingerprintOf, judgeFingerprint, judgeMixed, readSample, tokenizerOf, WIDENING } from '../../suites/support/identity.js';
+import { TOKENIZER_TABLE } from '../../suites/support/tokenizer-table.js';
+import type { Series } from '../../suites/support/usage.js';
 import { errorIn200, refused, reply } from '../helpers/exchanges.js';
 
 /**
@@ -140,6 +144,126 @@ describe('compareFingerprints: two runs of one name', () => {
   it('nothing answered in common: `unverifiable`', () => {
     const none: Fingerprint = { version: 1, signal: 'logprobs', topLogprobs: 5, samples: [{ prompt: 'anchor', evidence: 'c1', error: 'HTTP 500' }] };
     expect(compareFingerprints(none, run(() => A))).toMatchObject({ verdict: 'unverifiable', signal: 'none' });
+  });
+});
+
+/**
+ * The tokenizer a fingerprint carries, as suites/support/identity.ts tokenizerOf writes it from a family's
+ * own counts: the smoke prompt under its first template, the unit 0 and 3 times, and the two free points.
+ */
+const T = TOKENIZER_TABLE;
+function counted(f: keyof typeof T, o: { unit?: number; label?: string } = {}): FingerprintTokenizer {
+  const c = T[f].counts;
+  const smoke = c.smoke + T[f].templates[0].user;
+  return {
+    family: f,
+    label: o.label ?? T[f].label,
+    points: [0, 3].map((k) => ({ k, prompt: smoke + k * (o.unit ?? c.unitA) })),
+    checks: [
+      { text: 'ruleInUser', prompt: smoke + c.ruleInUser - c.smoke },
+      { text: 'countPrompt', prompt: smoke + c.countPrompt - c.smoke },
+    ],
+    evidence: ['u1', 'u2', 'u3', 'u4'],
+  };
+}
+const withTokenizer = (f: Fingerprint, tokenizer: FingerprintTokenizer | undefined): Fingerprint => (tokenizer ? { ...f, tokenizer } : f);
+
+describe('compareFingerprints: the tokenizer beside the content (a non-content signal)', () => {
+  const same = run(() => A);
+  const twin = run(() => A_Q4);
+  const notRead: FingerprintTokenizer = { why: 'not read: no usage series in this run' };
+
+  it('different families from exact fits, with identical logprobs: `different`, the tokenizer wins, saying both families and their counts', () => {
+    const c = compareFingerprints(withTokenizer(same, counted('qwen2')), withTokenizer(run(() => A), counted('llama3')));
+    expect(compareFingerprints(same, run(() => A)).verdict).toBe('same');
+    expect(c).toMatchObject({ verdict: 'different', signal: 'tokenizer', statistic: 5, threshold: 0, falseAlarmRate: 0, power: undefined });
+    expect(c.tokenizer).toMatchObject({ a: { family: 'qwen2', unitTokens: 24 }, b: { family: 'llama3', unitTokens: 19 } });
+    expect(c.why).toContain(`the first counts like ${T.qwen2.label} (prompt_tokens 15 and 87 for the unit × 0 and 3; 26 and 25 for the audit's other known texts)`);
+    expect(c.why).toContain(`the second like ${T.llama3.label} (prompt_tokens 17 and 74`);
+    expect(c.why).toMatch(/exact counts, which one tokenizer never gives otherwise \(no chance involved\)/);
+    // The content's own verdict is still said.
+    expect(c.why).toMatch(/the content alone: same \(largest logprob move 0/);
+  });
+
+  it('the same family on both sides changes nothing: a quantized twin is still told by its logprobs, a steady model still `same`', () => {
+    const steady = compareFingerprints(withTokenizer(same, counted('qwen2')), withTokenizer(run(() => A), counted('qwen2')));
+    expect(steady).toMatchObject({ verdict: 'same', signal: 'logprobs' });
+    expect(steady.tokenizer).toMatchObject({ a: { family: 'qwen2' }, b: { family: 'qwen2' } });
+    const quantized = compareFingerprints(withTokenizer(same, counted('qwen2')), withTokenizer(twin, counted('qwen2')));
+    expect(quantized).toMatchObject({ verdict: 'different', signal: 'logprobs' });
+    expect(quantized).toEqual({ ...compareFingerprints(same, twin), tokenizer: quantized.tokenizer });
+  });
+
+  it('one side without a family (not read, none named, or a fingerprint from before): the content decides, as without it', () => {
+    const unnamed: FingerprintTokenizer = { points: [{ k: 0, prompt: 36 }, { k: 3, prompt: 108 }], checks: [], why: 'no family named: no other prompt had a count to confirm it' };
+    for (const other of [undefined, notRead, unnamed]) {
+      for (const [x, y] of [
+        [same, run(() => A)],
+        [same, twin],
+        [same, run(() => B)],
+      ] as const) {
+        const c = compareFingerprints(withTokenizer(x, counted('qwen2')), withTokenizer(y, other));
+        expect(c, JSON.stringify(other)).toEqual(compareFingerprints(x, y));
+        expect(compareFingerprints(withTokenizer(y, other), withTokenizer(x, counted('llama3')))).toEqual(compareFingerprints(y, x));
+      }
+    }
+  });
+
+  it('both without a family: the content decides; absence never pushes toward `same`', () => {
+    expect(compareFingerprints(withTokenizer(same, notRead), withTokenizer(run(() => B), notRead)).verdict).toBe('different');
+    const noisy = compareFingerprints(withTokenizer(run(() => A, { noise: 0.3 }), notRead), withTokenizer(run(() => A), notRead));
+    expect(noisy.verdict).toBe('unverifiable');
+    expect(noisy.tokenizer).toBeUndefined();
+  });
+
+  it('a family beside a near fit, or with no free point to confirm it, does not count', () => {
+    const near: FingerprintTokenizer = { ...counted('llama3'), points: [{ k: 0, prompt: 17 }, { k: 3, prompt: 75 }] };
+    const bent: FingerprintTokenizer = { ...counted('llama3'), points: [{ k: 0, prompt: 17 }, { k: 1, prompt: 36 }, { k: 3, prompt: 75 }] };
+    const unconfirmed: FingerprintTokenizer = { ...counted('llama3'), checks: [] };
+    const flat: FingerprintTokenizer = { ...counted('llama3'), points: [{ k: 0, prompt: 17 }, { k: 3, prompt: 17 }] };
+    for (const t of [near, bent, unconfirmed, flat]) {
+      expect(exactFamily(t), JSON.stringify(t)).toBeUndefined();
+      expect(compareFingerprints(withTokenizer(same, counted('qwen2')), withTokenizer(run(() => A), t)).verdict).toBe('same');
+    }
+    expect(exactFamily(counted('llama3'))).toMatchObject({ family: 'llama3', unitTokens: 19 });
+  });
+
+  it('even where the content cannot decide (noise, nothing in common), two tokenizers are `different`', () => {
+    const noisy = run(() => A, { noise: 0.3 });
+    expect(compareFingerprints(noisy, run(() => A)).verdict).toBe('unverifiable');
+    expect(compareFingerprints(withTokenizer(noisy, counted('gemma3')), withTokenizer(run(() => A), counted('mistral_nemo'))).verdict).toBe('different');
+  });
+});
+
+describe('tokenizerOf: the usage series as the fingerprint keeps it', () => {
+  const usage = (prompt: number) => reply('OK', { usage: [prompt, 1], finish: 'length' });
+  const qwen = (riu = 47): Series => ({
+    points: [
+      { k: 0, x: usage(36) },
+      { k: 3, x: usage(108) },
+    ],
+    checks: [
+      { text: 'ruleInUser', x: usage(riu) },
+      { text: 'countPrompt', x: usage(46) },
+    ],
+  });
+
+  it('names the family of an exact fit that the free points confirm, with the counts and their calls', () => {
+    const t = tokenizerOf(qwen());
+    expect(t).toMatchObject({ family: 'qwen2', label: T.qwen2.label, points: [{ k: 0, prompt: 36 }, { k: 3, prompt: 108 }], checks: [{ text: 'ruleInUser', prompt: 47 }, { text: 'countPrompt', prompt: 46 }] });
+    expect(t.evidence).toHaveLength(4);
+    expect(exactFamily(t)).toMatchObject({ family: 'qwen2', unitTokens: 24 });
+  });
+
+  it('names none where a free point counts otherwise, keeping the counts and why', () => {
+    const t = tokenizerOf(qwen(48));
+    expect(t.family).toBeUndefined();
+    expect(t.why).toMatch(/^no family named: .*the counts are not that family's/);
+    expect(t.points).toHaveLength(2);
+  });
+
+  it('says so when there is no series (the usage probes did not run)', () => {
+    expect(tokenizerOf(undefined)).toEqual({ why: expect.stringMatching(/^not read: no usage series in this run/) });
   });
 });
 

@@ -166,6 +166,43 @@ describe('a probe whose meter source finds no balance', () => {
   });
 });
 
+describe('a summary that reads another shared exchange of its row', () => {
+  let server: { url: string; close(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    server = await stubServer(['m1', 'm2'], (body, res) => answer(res, (JSON.parse(body) as { model: string }).model));
+  });
+  afterAll(() => server?.close());
+  // `first`'s summary says what it read of `second` and of `unmade` (which no probe makes). On m1 `second`
+  // waits for `first`, on m2 `first` waits for `second`: they arrive in both orders.
+  const unmade = defineShared<string>({ key: 'test.unmade', cost: { requests: 1, maxTokens: 4 }, make: async (ctx) => `unmade ${(await ask(ctx, 'UNMADE')).status}` });
+  const first: ReturnType<typeof defineShared<string>> = defineShared<string>({
+    key: 'test.first',
+    cost: { requests: 1, maxTokens: 4 },
+    async make(ctx) {
+      if (ctx.model === 'm2') await ctx.shared(second);
+      return `first ${(await ask(ctx, 'FIRST')).status}`;
+    },
+    summary: (v, made) => ({ billing: { unit: `${v}; read ${made(second)} and ${made(unmade)}`, calls: [] } }),
+  });
+  const second: ReturnType<typeof defineShared<string>> = defineShared<string>({
+    key: 'test.second',
+    cost: { requests: 1, maxTokens: 4 },
+    async make(ctx) {
+      if (ctx.model === 'm1') await ctx.shared(first);
+      return `second ${(await ask(ctx, 'SECOND')).status}`;
+    },
+  });
+  const probes = [probe('reads_first', async (ctx) => pass(await ctx.shared(first))), probe('reads_second', async (ctx) => pass(await ctx.shared(second)))];
+
+  it('is taken once the model\'s probes are done: it reads the other whichever arrived first, and nothing of one not made', async () => {
+    const { report } = await runAudit(Object.assign(resolveOptions({ baseUrl: server!.url, concurrency: 2 }, {}), { apiKey: 'k' }), probes);
+    expect(report.models.map((m) => [m.id, m.billing?.unit])).toEqual([
+      ['m1', 'first 200; read second 200 and undefined'],
+      ['m2', 'first 200; read second 200 and undefined'],
+    ]);
+  });
+});
+
 describe('defineProbe', () => {
   it('refuses an endpoint probe scheduled alone: alone is one model at a time', () => {
     expect(() => probe('endpoint_alone', async () => pass(''), { scope: 'target', schedule: 'alone' })).toThrow(/cannot be scheduled alone/);

@@ -125,12 +125,15 @@ export const COMPARE_JS =
       var rows = p.models.map(function (m) {
         var c = m.comparison;
         var where = c.where.map(function (w) { return w.prompt + ': ' + (c.signal === 'logprobs' ? 'moved ' + num(w.distance) + ', ' : '') + p.a + ' ' + JSON.stringify(w.a === undefined ? null : w.a) + ', ' + p.b + ' ' + JSON.stringify(w.b === undefined ? null : w.b); }).join('; ');
+        // The tokenizers, where the two differ: exact counts, no rate of chance to quote.
+        var t = c.tokenizer && c.tokenizer.a.family !== c.tokenizer.b.family ? c.tokenizer : null;
+        if (t) where = 'tokenizer: ' + p.a + ' ' + t.a.label + ' (the unit ' + t.a.unitTokens + ' tokens a copy), ' + p.b + ' ' + t.b.label + ' (' + t.b.unitTokens + ')' + (where ? '; ' + where : '');
         var like = c.verdict === 'different' ? 'fail' : c.verdict === 'same' ? 'pass' : 'inconclusive';
         return h('tr', { 'data-model': m.model, 'data-identity': c.verdict }, [
           h('th', { cls: 'model' }, [nameSpan(m.model)]),
           h('td', null, [h('span', { cls: 'badge ' + tone(like), text: c.verdict })]),
-          h('td', { text: c.signal + ': ' + num(c.statistic) + ' against ' + num(c.threshold) }),
-          h('td', { text: 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
+          h('td', { text: t ? 'tokenizer: the unit ' + t.a.unitTokens + ' against ' + t.b.unitTokens + ' tokens a copy' : c.signal + ': ' + num(c.statistic) + ' against ' + num(c.threshold) }),
+          h('td', { text: (c.signal === 'tokenizer' ? 'exact counts: false alarms 0' : 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power)) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
           h('td', { cls: 'why', text: c.why + (where && c.verdict !== 'same' ? ' · where: ' + where : '') }),
         ]);
       });
