@@ -32,8 +32,9 @@ export const NOT_INTERFACE: readonly string[] = ['usage', 'billing', 'identity']
 
 /**
  * The interface audit's goal (issue 35): the default tier's probes but NOT_INTERFACE's, the smoke call and the
- * shared exchanges they read included, within this many requests a model. Not met yet: the plan prints
- * the gap, and docs/verdicts.md says what each probe costs and why.
+ * shared exchanges they read included, within this many requests a model whose decoding repeats (at
+ * temperature 0 or with a seed); the contrasts' further answers for one that does not are priced apart
+ * (BaseCost.unrepeatable). docs/verdicts.md says what each probe costs and why.
  */
 export const INTERFACE_REQUESTS = 50;
 

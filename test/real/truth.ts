@@ -355,7 +355,8 @@ export const TRUTH: Row[] = [
   {
     probe: 'parameters.response_format.json_object',
     // The grammar makes every answer a JSON object; whether the gibberish closes it within the limit is
-    // up to the sampled tokens (the probe sends no temperature): honoured, or inconclusive when cut.
+    // up to the decoded tokens (at temperature 0, which repeats on llama.cpp: one answer a side decides the
+    // contrast): honoured, or inconclusive when cut.
     stops: ['honoured', 'inconclusive'],
     runaway: ['honoured', 'inconclusive'],
     because: 'a grammar makes the answer a JSON object, closed within the limit or not',
