@@ -21,7 +21,7 @@ export function renderPlan(plan: PlanSummary): string {
   }
   lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
   const room = plan.reasoningRoom;
-  if (plan.unrepeatable > 0) lines.push(`  a model whose answers repeat neither at temperature 0 nor with a seed: up to ${plan.unrepeatable} request(s) more (the contrasts' further answers, which chance needs where one answer a side cannot decide)`);
+  if (plan.unrepeatable > 0) lines.push(`  a model whose answers repeat neither at temperature 0 nor with a seed (or a run without parameters.temperature): up to ${plan.unrepeatable} request(s) more (the contrasts' further answers, which chance needs where one answer a side cannot decide)`);
   if (plan.resends > 0) lines.push(`  a model that refuses some of what is sent together, or temperature 0: up to ${plan.resends} request(s) more (each refusal sends the rest again; none where the server takes it all)`);
   lines.push(`  a model whose smoke call shows reasoning: up to ${room.perModel} max tokens more (room for its reasoning on each limit: ${ROOM_FACTOR} × the smoke call's reasoning tokens + ${ROOM_SLACK}, at most ${room.perRequest} a request)`);
   if (plan.endpoint.probes > 0) {

@@ -56,7 +56,7 @@ export const REPEATABLE = defineShared({
     const temperature = await decideCollapse(ctx, SAMPLES_T1, SAMPLES_T0, (t1, t0, limit) => judgeTemperature(t1, t0, limit, ctx.control()));
     const t0 = await samplesOf(ctx, SAMPLES_T0, ctx.options.samples);
     const byTemperature = judgeRepeatable(temperature, t0);
-    if (byTemperature) return byTemperature;
+    if (byTemperature || !ctx.planned?.(SAMPLES_SEED)) return byTemperature;
     // As parameters.seed judges it (the same sets, grown the same way: nothing more is sent).
     const feature = `seed: ${SEED}`;
     const verdict = await decideCollapse(ctx, SAMPLES_T1, SAMPLES_SEED, (b, s, limit, greedy) => judgeCollapse(feature, b, s, limit, ctx.control(), greedy, 'seed'));
@@ -64,16 +64,23 @@ export const REPEATABLE = defineShared({
   },
 });
 
-/** What a contrast probe declares to read the decision: the sample sets are priced with it. */
-export const REPEAT_SHARED = [REPEATABLE, SAMPLES_T0, SAMPLES_T1, SAMPLES_SEED] as const;
+/**
+ * What a contrast probe declares to read the decision. The sample sets are not in it: they are the
+ * sampling probes' (parameters.temperature, seed), and a contrast reads them only where those run anyway.
+ */
+export const REPEAT_SHARED = [REPEATABLE] as const;
 
 /**
- * The decision where the run's plan holds a contrast (one declares REPEATABLE), else undefined: the quick
- * tier's tool and JSON requests, which no contrast reads, are sent as they always were, with no sample set
- * added to their price.
+ * The decision where the run's plan holds a contrast (one declares REPEATABLE) and the sampling probes
+ * whose sets decide it; else undefined. A run without them (`--probes 'parameters.tool_choice.*'`, say)
+ * sends no sample for the gate: its contrasts take the chance bound's answers, which the dry run prices as
+ * the further answers of a model whose decoding does not repeat. The quick tier's tool and JSON requests,
+ * which no contrast reads, are sent as they always were.
  */
 export async function repeatableOf(ctx: ProbeContext): Promise<Repeatable | undefined> {
-  return ctx.planned?.(REPEATABLE) ? ctx.shared(REPEATABLE) : undefined;
+  const planned = ctx.planned?.bind(ctx);
+  if (!planned || !planned(REPEATABLE) || !planned(SAMPLES_T0) || !planned(SAMPLES_T1)) return undefined;
+  return ctx.shared(REPEATABLE);
 }
 
 /** The settings a contrast's request carries: temperature 0 (or a seed) where it repeats, nothing otherwise. */
