@@ -119,7 +119,8 @@ export const COMPARE_JS =
   var pairs = (C.identity || []).filter(function (p) { return p.models.length > 0; });
   if (pairs.length > 0) {
     var idBox = h('section', { id: 'identity' }, [h('h2', { text: 'Same model behind each name? (fingerprints)' })]);
-    var pct = function (x) { return x === undefined || x === null ? 'not calibrated' : (Math.round(x * 1000) / 10) + '%'; };
+    // A rate is undefined only where no test was made (no prompt answered on both sides): none to quote.
+    var pct = function (x) { return x === undefined || x === null ? 'none measured' : (Math.round(x * 1000) / 10) + '%'; };
     var num = function (x) { return String(Math.round(x * 1000) / 1000); };
     pairs.forEach(function (p) {
       var rows = p.models.map(function (m) {
@@ -133,7 +134,7 @@ export const COMPARE_JS =
           h('th', { cls: 'model' }, [nameSpan(m.model)]),
           h('td', null, [h('span', { cls: 'badge ' + tone(like), text: c.verdict })]),
           h('td', { text: t ? 'tokenizer: the unit ' + t.a.unitTokens + ' against ' + t.b.unitTokens + ' tokens a copy' : c.signal + ': ' + num(c.statistic) + ' against ' + num(c.threshold) }),
-          h('td', { text: (c.signal === 'tokenizer' ? 'exact counts: false alarms 0' : 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power)) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
+          h('td', { text: (c.signal === 'tokenizer' ? 'exact counts: false alarms 0' : c.signal === 'none' ? 'no test made' : 'false alarms ' + pct(c.falseAlarmRate) + ', power ' + pct(c.power)) + '; ' + c.sampleSize.a + '/' + c.sampleSize.b + ' answers, ' + c.sampleSize.prompts + ' prompts' }),
           h('td', { cls: 'why', text: c.why + (where && c.verdict !== 'same' ? ' · where: ' + where : '') }),
         ]);
       });
