@@ -1,6 +1,6 @@
 import type { Report } from '../results/model.js';
 import type { Plan, PlannedModel } from './plan.js';
-import { costOfProbes, costOfResends, costOfUnrepeatable, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
+import { costBeyondPlan, costOfProbes, inTier, NOT_INTERFACE, TIERS, type ProbeDefinition, type Tier } from './probe.js';
 import { SMOKE_ANSWER_TOKENS, type SpendingCaps } from './budget.js';
 import { Cap, countsRequests, perModelCap } from '../results/budget.js';
 import { ROOM_CAP } from './room.js';
@@ -16,14 +16,14 @@ export interface PlanSummary {
   /** One model's whole cost: its smoke call and every model-scope probe. */
   perModel: { requests: number; maxTokens: number };
   /**
-   * Requests a model's refusals may send again beyond `perModel` (costOfResends): the rest of what was sent
+   * Requests a model's refusals may send again beyond `perModel` (costBeyondPlan): the rest of what was sent
    * together without the part refused, the counting request without temperature. None where the server
    * takes what it is sent.
    */
   resends: number;
   /**
    * Requests a model whose decoding repeats neither at temperature 0 nor with a seed may send beyond `perModel`
-   * (costOfUnrepeatable): the contrasts' further answers, which the chance bound needs where one answer a
+   * (costBeyondPlan): the contrasts' further answers, which the chance bound needs where one answer a
    * side cannot decide (suites/support/repeat.ts). None where temperature 0 repeats.
    */
   unrepeatable: number;
@@ -127,5 +127,5 @@ export function costOfPlan(plan: Plan, samples: number): Pick<PlanSummary, 'perA
   // on every request but the smoke call (those sent as written, the limit and billing probes', included).
   const roomPerModel = own.requests * ROOM_CAP;
   const reasoningRoom = { perRequest: ROOM_CAP, perModel: roomPerModel, total: called * roomPerModel };
-  return { perArea, endpoint, perModel, resends: costOfResends(modelProbes), unrepeatable: costOfUnrepeatable(modelProbes), total, reasoningRoom };
+  return { perArea, endpoint, perModel, resends: costBeyondPlan(modelProbes, 'resends'), unrepeatable: costBeyondPlan(modelProbes, 'unrepeatable'), total, reasoningRoom };
 }

@@ -52,13 +52,13 @@ export interface BaseCost {
   /**
    * Requests a refusal may send again, beyond the plan (the rest of what was sent together, without the
    * part refused; the counting request without temperature): none where the server takes what is sent.
-   * The dry run adds them up as what refusals may cost on top (costOfResends).
+   * The dry run adds them up as what refusals may cost on top (costBeyondPlan).
    */
   resends?: number;
   /**
    * Requests sent only to a model whose decoding is shown not to repeat (suites/support/repeat.ts): a
    * contrast's further answers, which a model that repeats at temperature 0 does not need. Beyond the plan,
-   * as resends are; the dry run adds them up (costOfUnrepeatable).
+   * as resends are; the dry run adds them up (costBeyondPlan).
    */
   unrepeatable?: number;
   /** Sample sets sent (each of --samples requests, growing by up to SAMPLE_GROWTH[role]), and the tokens of one sample. */
@@ -132,24 +132,17 @@ export function costOfProbes(probes: readonly ProbeDefinition[], samples: number
   return total;
 }
 
-/** Requests refusals may send again for a set of probes, beyond their plan: each shared exchange once. */
-export function costOfResends(probes: readonly ProbeDefinition[]): number {
+/**
+ * Requests a set of probes may send beyond their plan for one reason, each shared exchange counted once:
+ * `resends`, what refusals send again; `unrepeatable`, the contrasts' further answers to a model whose
+ * decoding does not repeat. The dry run prints each beside the total.
+ */
+export function costBeyondPlan(probes: readonly ProbeDefinition[], reason: 'resends' | 'unrepeatable'): number {
   const shared = new Map<string, number>();
   let own = 0;
   for (const p of probes) {
-    own += p.cost.resends ?? 0;
-    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.resends ?? 0);
-  }
-  return own + [...shared.values()].reduce((a, b) => a + b, 0);
-}
-
-/** Requests a model whose decoding does not repeat may send beyond the plan, for a set of probes: each shared exchange once. */
-export function costOfUnrepeatable(probes: readonly ProbeDefinition[]): number {
-  const shared = new Map<string, number>();
-  let own = 0;
-  for (const p of probes) {
-    own += p.cost.unrepeatable ?? 0;
-    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.unrepeatable ?? 0);
+    own += p.cost[reason] ?? 0;
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost[reason] ?? 0);
   }
   return own + [...shared.values()].reduce((a, b) => a + b, 0);
 }

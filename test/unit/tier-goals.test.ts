@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROBES } from '../../suites/index.js';
 import { costOfInterface, costOfTiers } from '../../src/engine/cost.js';
-import { costOfUnrepeatable, DEFAULT_REQUESTS, inTier, INTERFACE_REQUESTS, NOT_INTERFACE, QUICK_REQUESTS } from '../../src/engine/probe.js';
+import { costBeyondPlan, DEFAULT_REQUESTS, inTier, INTERFACE_REQUESTS, NOT_INTERFACE, QUICK_REQUESTS } from '../../src/engine/probe.js';
 import { AuditFlags } from '../../src/config/options.js';
 
 /**
@@ -35,7 +35,7 @@ describe('tier goals, by the plan', () => {
 
   it('prices apart the further answers a model whose decoding does not repeat may need, no more than before one answer a side', () => {
     const probes = PROBES.filter((p) => inTier(p, 'default') && p.scope !== 'target' && !NOT_INTERFACE.includes(p.area));
-    const more = costOfUnrepeatable(probes);
+    const more = costBeyondPlan(probes, 'unrepeatable');
     // The contrasts' further answers: two more a side without the parameter (three pools of two), one more with it (five contrasts).
     expect(more).toBe(3 * 2 + 5);
     // At most what the interface cost before contrasts took one answer a side (62 where it stood).
