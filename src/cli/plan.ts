@@ -42,7 +42,7 @@ export function renderPlan(plan: PlanSummary): string {
   const i = plan.interface;
   lines.push(`  of default, the interface audit (all but ${NOT_INTERFACE.map((a) => `${a}.*`).join(', ')}): ${i.requests} request(s), ${i.maxTokens} max tokens (${i.probes} probes)${goal(INTERFACE_REQUESTS, i.requests)}`);
   if (plan.caps.length > 0) {
-    lines.push('', 'spending caps (the plan at most; retries, resends and room for reasoning come on top and are counted too):');
+    lines.push('', 'spending caps (the plan at most; retries, resends, further contrast answers and room for reasoning come on top and are counted too):');
     for (const c of plan.caps) lines.push(`  ${capFitText(c)}`);
   }
   return `${lines.join('\n')}\n`;

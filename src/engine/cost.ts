@@ -51,8 +51,9 @@ export interface PlanSummary {
  * A spending cap against the plan: what the plan needs of it at most (the whole run's, or one model's),
  * and whether that fits. Beyond the plan, a run may send retries (a 429, a 5xx tried once more), the
  * limit sent again under max_completion_tokens to a model that refuses max_tokens, what a refusal sends
- * again (`resends`: the rest of what was sent together, the counting request without temperature), and
- * the smoke call's capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
+ * again (`resends`: the rest of what was sent together, the counting request without temperature), the
+ * contrasts' further answers to a model whose decoding does not repeat (`unrepeatable`), and the smoke
+ * call's capped second try; and a model that reasons asks for `room` more tokens at most. The caps count those
  * too: `fits` is the plan's count alone, `fitsWithRoom` adds the room.
  */
 export interface CapFit {
