@@ -1,6 +1,6 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
-import { distinctSamples, type Repeatable } from './contrast.js';
+import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
+import { chatAlike, distinctSamples, type Repeatable } from './contrast.js';
 import { decideCollapse, judgeCollapse, judgeTemperature, SAMPLES_SEED, SAMPLES_T0, SAMPLES_T1, samplesOf, SEED } from './sampling.js';
 
 /**
@@ -83,7 +83,10 @@ export async function repeatableOf(ctx: ProbeContext): Promise<Repeatable | unde
   return ctx.shared(REPEATABLE);
 }
 
-/** The settings a contrast's request carries: temperature 0 (or a seed) where it repeats, nothing otherwise. */
-export async function repeatSettings(ctx: ProbeContext): Promise<Record<string, unknown>> {
-  return (await repeatableOf(ctx))?.settings ?? {};
+/**
+ * A contrast's shared request, with the settings where decoding repeats (temperature 0, or a seed), sent
+ * again without them where the server refuses them only here (contrast.ts chatAlike).
+ */
+export async function sendAlike(ctx: ProbeContext, body: ChatBody): Promise<Exchange> {
+  return chatAlike(ctx, body, await repeatableOf(ctx));
 }
