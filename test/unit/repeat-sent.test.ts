@@ -5,6 +5,9 @@ import { chatAlike, decideContrast, moreOf, sentAlike, type Repeatable } from '.
 import { judgeRequired, judgeTools } from '../../suites/support/tools.js';
 import { defineShared } from '../../src/engine/probe.js';
 import { refused, reply } from '../helpers/exchanges.js';
+import { honoured, inconclusive } from '../../src/engine/verdicts.js';
+import { REPEATABLE } from '../../suites/support/repeat.js';
+import { SAMPLES_SEED, SAMPLES_T0, SAMPLES_T1, SEED_DECISION, TEMPERATURE_DECISION } from '../../suites/support/sampling.js';
 
 /**
  * The gate's settings travel with the contrasts' requests (suites/support/repeat.ts), and a server may
@@ -106,5 +109,47 @@ describe('the gate\'s settings sent with a contrast\'s requests', () => {
     expect(v.verdict).toBe('honoured');
     expect(v.observed).not.toContain('one answer a side');
     expect(v.observed).toContain('2 with it and 3 without');
+  });
+});
+
+describe('the gate reads the sampling probes\' own decisions', () => {
+  /** A context whose shared exchanges are given: a decision made already, sets full already. */
+  function givenShared(given: Map<string, unknown>) {
+    const made = new Map<string, Promise<unknown>>([...given].map(([k, v]) => [k, Promise.resolve(v)]));
+    const ctx = {
+      options: { samples: 3 },
+      control: () => ok,
+      planned: () => true,
+      sequence: (fn: (slot: object) => Promise<unknown>) => fn({}),
+      chat: async () => {
+        throw new Error('nothing is sent: every set is full');
+      },
+      shared: <T>(s: SharedExchange<T>): Promise<T> => {
+        if (!made.has(s.key)) made.set(s.key, s.make(ctx as unknown as ProbeContext));
+        return made.get(s.key) as Promise<T>;
+      },
+    };
+    return ctx as unknown as ProbeContext;
+  }
+  const set = (xs: Exchange[]) => ({ samples: xs, atLeast: async () => xs });
+
+  it('trap: where parameters.temperature decided inconclusive (its sets read at another moment), the gate does not call temperature 0 repeating on a later look', async () => {
+    // The sets as they stand now would pass (four distinct at 1, three alike at 0: 1/35); the cell's
+    // decision, taken when the baseline was smaller, was not honoured. One decision, read by both.
+    const t1 = ['12', '57', '803', '4411'].map((t) => reply(t));
+    const t0 = ['777', '777', '777'].map((t) => reply(t));
+    const ctx = givenShared(
+      new Map<string, unknown>([
+        [SAMPLES_T1.key, set(t1)],
+        [SAMPLES_T0.key, set(t0)],
+        [TEMPERATURE_DECISION.key, inconclusive('agreement this likely by chance (up to 5.0%)')],
+        [SEED_DECISION.key, inconclusive('seed not judged here')],
+        [SAMPLES_SEED.key, set([])],
+      ]),
+    );
+    expect(await REPEATABLE.make(ctx)).toBeUndefined();
+    // And where the cell's decision is honoured, the gate takes it.
+    const yes = givenShared(new Map<string, unknown>([[SAMPLES_T1.key, set(t1)], [SAMPLES_T0.key, set(t0)], [TEMPERATURE_DECISION.key, honoured('alike')]]));
+    expect((await REPEATABLE.make(yes))?.settings).toEqual({ temperature: 0 });
   });
 });
