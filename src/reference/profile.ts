@@ -172,6 +172,9 @@ export const Quirks = z.object({
   callsOnlyWhenForced: z.boolean().default(false),
   /** Sample even at temperature 0, as some batched or MoE deployments effectively do. */
   randomAtZero: z.boolean().default(false),
+  /** Temperature 0 refused on a request that carries tools, taken everywhere else (a gateway that routes tool
+   *  requests to a backend that takes no 0): the tools and tool_choice are not what is refused. */
+  zeroRefusedWithTools: z.boolean().default(false),
   /** A peaked sampler: this share of the samples of an open prompt is the model's favourite answer. */
   favourite: z.number().min(0).max(1).optional(),
   /** A gateway cap: every answer is cut at this many tokens, whatever limit the client sent (which is dropped). */

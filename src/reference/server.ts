@@ -299,6 +299,9 @@ async function answerChat(c: Incoming): Promise<Reply | undefined> {
   if (range) return range;
   const reasoningRefusal = reasoningRequest(model, body);
   if (reasoningRefusal) return reasoningRefusal;
+  if (model.quirks.zeroRefusedWithTools && body.temperature === 0 && Array.isArray(body.tools)) {
+    return openaiError(400, "Unsupported value: 'temperature' does not support 0 with tools on this route.", 'invalid_request_error', 'unsupported_value', 'temperature');
+  }
   if (c.profile.server.streamOptionsNeedStream && body.stream_options !== undefined && body.stream !== true) {
     return openaiError(400, "The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'invalid_request_error', 'invalid_value', 'stream_options');
   }

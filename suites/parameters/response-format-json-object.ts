@@ -18,7 +18,8 @@ export default defineProbe({
       ctx,
       { first: await ctx.shared(JSON_MODE), body: JSON_MODE_BODY },
       { first: await ctx.shared(PROSE_BASELINE), more: MORE_PROSE },
-      (xs, proses) => judgeJsonObject(xs, proses, ctx.control(), repeat),
+      (xs, proses, r) => judgeJsonObject(xs, proses, ctx.control(), r),
+      repeat,
     );
   },
 });

@@ -1,5 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
-import { decideContrast } from '../support/contrast.js';
+import { chatAlike, decideContrast } from '../support/contrast.js';
 import { LIMITS, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from '../support/prompts.js';
 import { inconclusive } from '../../src/engine/verdicts.js';
 import { REPEAT_SHARED, repeatableOf } from '../support/repeat.js';
@@ -16,12 +16,12 @@ export default defineProbe({
   // Its request (at temperature 0 where that repeats: repeat.ts); elsewhere once more while chance is not
   // ruled out (contrast.ts), and more answers without it.
   // parameters.tools' exchanges (REACH_SHARED) tell first whether the tools reach the model at all.
-  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: 1, shared: [...REACH_SHARED, MORE_WEATHER, ...REPEAT_SHARED] },
+  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: 1, resends: 1, shared: [...REACH_SHARED, MORE_WEATHER, ...REPEAT_SHARED] },
   async run(ctx) {
     const dropped = await toolsDropped(ctx);
     if (dropped) return inconclusive(`skipped: ${dropped}: there is no call for tool_choice "none" to prevent`);
     const repeat = await repeatableOf(ctx);
-    const first = await ctx.chat({ ...BODY, ...repeat?.settings });
-    return decideContrast(ctx, { first, body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, (xs, ws) => judgeNone(xs, ws, repeat));
+    const first = await chatAlike(ctx, BODY, repeat);
+    return decideContrast(ctx, { first, body: BODY }, { first: await ctx.shared(WEATHER_CALL), more: MORE_WEATHER }, (xs, ws, r) => judgeNone(xs, ws, r), repeat);
   },
 });

@@ -23,7 +23,8 @@ export default defineProbe({
       ctx,
       { first: forced, body: FORCED_BODY },
       { first: unneeded, more: MORE_UNNEEDED },
-      (xs, unneeded) => judgeRequired(xs, unneeded, weather, ctx.control(), repeat),
+      (xs, unneeded, r) => judgeRequired(xs, unneeded, weather, ctx.control(), r),
+      repeat,
     );
   },
 });

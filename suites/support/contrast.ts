@@ -110,29 +110,71 @@ export function moreOf(first: SharedExchange<Exchange>, body: ChatBody): SharedE
   });
 }
 
+/** The answers a server gave to a request carrying a gate's settings (chatAlike), by the settings. */
+const SENT_WITH = new WeakMap<Exchange, Record<string, unknown>>();
+
+/** Whether `x` answered a request that carried `repeat`'s settings. */
+export function sentAlike(x: Exchange, repeat: Repeatable | undefined): boolean {
+  return repeat !== undefined && SENT_WITH.get(x) === repeat.settings;
+}
+
+/**
+ * A contrast's request with the gate's settings (repeat.ts), where there is a gate. A server may refuse
+ * the settings only together with the contrast's parameter, tools or response_format (temperature 0 with
+ * tools routed to a backend that takes no 0, say): the same request without them is then sent again, as a
+ * refusal of temperature 0 is elsewhere (the counting request), and the answer judged is that one, so a
+ * refusal is the feature's only where the feature alone is refused. A 5xx or a transport failure is kept
+ * as it came. The answer records whether it carried the settings (sentAlike): one without them is a draw
+ * the gate says nothing of.
+ */
+export async function chatAlike(ctx: ProbeContext, body: ChatBody, repeat: Repeatable | undefined): Promise<Exchange> {
+  if (!repeat) return ctx.chat(body);
+  const x = await ctx.chat({ ...body, ...repeat.settings });
+  if (x.ok) SENT_WITH.set(x, repeat.settings);
+  if (x.ok || x.cause || x.status === undefined || x.status >= 500) return x;
+  return ctx.chat(body);
+}
+
 /**
  * Runs a contrast: the first answer of each side in hand, `judge` reads every answer so far and decides, or
  * asks for one more, with the parameter (the probe's own request, sent again) or without it (the pool).
+ * `repeat`, the gate, reaches the judgement only where both first answers carried its settings (sentAlike).
+ * Where one did and the other was sent again without them, that one is no draw of the chance bound's (all
+ * its answers must be sent alike): it is judged first as it stands (an answer on the wrong side decides
+ * whatever the settings), and replaced by one sent without the settings before any more is asked.
  */
 export async function decideContrast(
   ctx: ProbeContext,
   withParam: { first: Exchange; body: ChatBody },
   without: { first: Exchange; more: SharedExchange<MoreAnswers> },
-  judge: (withX: readonly Exchange[], withoutX: readonly Exchange[]) => Contrast,
+  judge: (withX: readonly Exchange[], withoutX: readonly Exchange[], repeat?: Repeatable) => Contrast,
+  repeat?: Repeatable,
 ): Promise<ProbeVerdict> {
+  const alike = sentAlike(withParam.first, repeat) && sentAlike(without.first, repeat);
+  const gate = alike ? repeat : undefined;
+  // The pool's answers follow the first, or stand in for it where it carried the settings alone.
+  const fromPool = !alike && sentAlike(without.first, repeat);
+  let replace = !alike && (fromPool || sentAlike(withParam.first, repeat));
+  const pooled = async (n: number) => {
+    const pool = await ctx.shared(without.more);
+    await pool.atLeast(fromPool ? n : n - 1);
+    // Read again, so this probe's evidence holds the calls the pool made for it.
+    await ctx.shared(without.more);
+    return fromPool ? pool.answers.slice(0, n) : [without.first, ...pool.answers.slice(0, n - 1)];
+  };
   const w = [withParam.first];
   let wo = [without.first];
   for (;;) {
-    const d = judge(w, wo);
+    const d = judge(w, wo, gate);
     if ('verdict' in d) return d.verdict;
-    if (d.more === 'with') {
+    if (replace) {
+      replace = false;
+      if (fromPool) wo = await pooled(1);
+      else w[0] = await ctx.chat(withParam.body);
+    } else if (d.more === 'with') {
       w.push(await ctx.chat(withParam.body));
     } else {
-      const pool = await ctx.shared(without.more);
-      await pool.atLeast(wo.length);
-      // Read again, so this probe's evidence holds the calls the pool made for it.
-      await ctx.shared(without.more);
-      wo = [without.first, ...pool.answers.slice(0, wo.length)];
+      wo = await pooled(wo.length + 1);
     }
   }
 }

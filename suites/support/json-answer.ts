@@ -5,7 +5,7 @@ import { jsonOf, readChoices } from '../../src/wire/completion.js';
 import { lazyValidator } from '../../src/wire/validate.js';
 import { contentOf, quote } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
-import { repeatSettings, type Repeatable } from './repeat.js';
+import { sendAlike, type Repeatable } from './repeat.js';
 import { LIMITS, PROSE_PROMPT, SKY_SCHEMA, user } from './prompts.js';
 
 const validateSky = lazyValidator(SKY_SCHEMA);
@@ -36,7 +36,7 @@ const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT
 
 /** The prompt without response_format: if it already answers JSON, a format's effect cannot show. */
 // Both at temperature 0 where that repeats and JSON mode's contrast reads them (repeat.ts).
-export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json }, make: async (ctx) => ctx.chat(body(await repeatSettings(ctx))) });
+export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json, resends: 1 }, make: async (ctx) => sendAlike(ctx, body({})) });
 /** More answers to it, while a JSON-mode contrast is undecided (contrast.ts). */
 export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}));
 export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } });
@@ -45,8 +45,8 @@ export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } })
  *  with it (a JSON-mode answer must not fit the schema, or fitting it proves nothing). */
 export const JSON_MODE = defineShared({
   key: 'chat.json_mode',
-  cost: { requests: 1, maxTokens: LIMITS.json },
-  make: async (ctx) => ctx.chat({ ...JSON_MODE_BODY, ...(await repeatSettings(ctx)) }),
+  cost: { requests: 1, maxTokens: LIMITS.json, resends: 1 },
+  make: async (ctx) => sendAlike(ctx, JSON_MODE_BODY),
 });
 
 export const JSON_SCHEMA_BODY = body({ response_format: { type: 'json_schema', json_schema: { name: 'sky_facts', strict: true, schema: SKY_SCHEMA } } });

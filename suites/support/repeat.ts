@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
-import { distinctSamples, type Repeatable } from './contrast.js';
-import { decideCollapse, judgeCollapse, judgeTemperature, SAMPLES_SEED, SAMPLES_T0, SAMPLES_T1, samplesOf, SEED } from './sampling.js';
+import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
+import { chatAlike, distinctSamples, type Repeatable } from './contrast.js';
+import { SAMPLES_SEED, SAMPLES_T0, SAMPLES_T1, samplesOf, SEED, SEED_DECISION, TEMPERATURE_DECISION } from './sampling.js';
 
 /**
  * Decoding that repeats (verdict contract, rule 1): where temperature 0 is shown to give one answer to a
@@ -46,20 +46,20 @@ export function judgeRepeatable(temperature: ProbeVerdict, t0: readonly Exchange
 }
 
 /**
- * The decision, made once per model from the sampling probes' shared sets (grown exactly as
- * parameters.temperature grows them: the same judgement on the same sets sends nothing more).
+ * The decision, made once per model from parameters.temperature's and parameters.seed's own decisions
+ * (sampling.ts TEMPERATURE_DECISION, SEED_DECISION): the gate never disagrees with those cells, and sends
+ * nothing of its own.
  */
 export const REPEATABLE = defineShared({
   key: 'decoding.repeatable',
   cost: { requests: 0, maxTokens: 0 },
   async make(ctx): Promise<Repeatable | undefined> {
-    const temperature = await decideCollapse(ctx, SAMPLES_T1, SAMPLES_T0, (t1, t0, limit) => judgeTemperature(t1, t0, limit, ctx.control()));
+    // parameters.temperature's and parameters.seed's own decisions (sampling.ts): never a second look at the sets.
+    const temperature = await ctx.shared(TEMPERATURE_DECISION);
     const t0 = await samplesOf(ctx, SAMPLES_T0, ctx.options.samples);
     const byTemperature = judgeRepeatable(temperature, t0);
-    if (byTemperature || !ctx.planned?.(SAMPLES_SEED)) return byTemperature;
-    // As parameters.seed judges it (the same sets, grown the same way: nothing more is sent).
-    const feature = `seed: ${SEED}`;
-    const verdict = await decideCollapse(ctx, SAMPLES_T1, SAMPLES_SEED, (b, s, limit, greedy) => judgeCollapse(feature, b, s, limit, ctx.control(), greedy, 'seed'));
+    if (byTemperature || !ctx.planned?.(SEED_DECISION)) return byTemperature;
+    const verdict = await ctx.shared(SEED_DECISION);
     return judgeRepeatable(temperature, t0, { verdict, seeded: await samplesOf(ctx, SAMPLES_SEED, ctx.options.samples) });
   },
 });
@@ -71,19 +71,22 @@ export const REPEATABLE = defineShared({
 export const REPEAT_SHARED = [REPEATABLE] as const;
 
 /**
- * The decision where the run's plan holds a contrast (one declares REPEATABLE) and the sampling probes
- * whose sets decide it; else undefined. A run without them (`--probes 'parameters.tool_choice.*'`, say)
+ * The decision where the run's plan holds a contrast (one declares REPEATABLE) and parameters.temperature
+ * (whose decision and sets decide it); else undefined. A run without them (`--probes 'parameters.tool_choice.*'`, say)
  * sends no sample for the gate: its contrasts take the chance bound's answers, which the dry run prices as
  * the further answers of a model whose decoding does not repeat. The quick tier's tool and JSON requests,
  * which no contrast reads, are sent as they always were.
  */
 export async function repeatableOf(ctx: ProbeContext): Promise<Repeatable | undefined> {
   const planned = ctx.planned?.bind(ctx);
-  if (!planned || !planned(REPEATABLE) || !planned(SAMPLES_T0) || !planned(SAMPLES_T1)) return undefined;
+  if (!planned || !planned(REPEATABLE) || !planned(TEMPERATURE_DECISION) || !planned(SAMPLES_T0) || !planned(SAMPLES_T1)) return undefined;
   return ctx.shared(REPEATABLE);
 }
 
-/** The settings a contrast's request carries: temperature 0 (or a seed) where it repeats, nothing otherwise. */
-export async function repeatSettings(ctx: ProbeContext): Promise<Record<string, unknown>> {
-  return (await repeatableOf(ctx))?.settings ?? {};
+/**
+ * A contrast's shared request, with the settings where decoding repeats (temperature 0, or a seed), sent
+ * again without them where the server refuses them only here (contrast.ts chatAlike).
+ */
+export async function sendAlike(ctx: ProbeContext, body: ChatBody): Promise<Exchange> {
+  return chatAlike(ctx, body, await repeatableOf(ctx));
 }

@@ -210,6 +210,30 @@ export function judgeTemperature(t1: readonly Exchange[], t0: readonly Exchange[
 }
 
 /**
+ * parameters.temperature's decision, made once per model and read by the cell and by the contrasts' gate
+ * (repeat.ts) alike: the sets grow under other judgements too (top_p and the seed share the baseline), so
+ * two judgements of them at two moments may differ, and the gate must never take temperature 0 as
+ * repeating where the cell says it is not shown to.
+ */
+export const TEMPERATURE_DECISION = defineShared({
+  key: 'decoding.temperature',
+  cost: { requests: 0, maxTokens: 0 },
+  make: (ctx): Promise<ProbeVerdict> => decideCollapse(ctx, SAMPLES_T1, SAMPLES_T0, (t1, t0, limit) => judgeTemperature(t1, t0, limit, ctx.control())),
+});
+
+/** parameters.seed's decision, once per model: the cell and the gate read it alike (see TEMPERATURE_DECISION). */
+export const SEED_DECISION = defineShared({
+  key: 'decoding.seed',
+  cost: { requests: 0, maxTokens: 0 },
+  make: (ctx): Promise<ProbeVerdict> => probeCollapse(ctx, 'seed', SEED, SAMPLES_SEED),
+});
+
+/** A shared decision as a cell's own verdict: a copy, so the engine's additions to one reach no other reader. */
+export async function decisionOf(ctx: ProbeContext, s: SharedExchange<ProbeVerdict>): Promise<ProbeVerdict> {
+  return structuredClone(await ctx.shared(s));
+}
+
+/**
  * top_p near 0 or a fixed seed, at temperature 1: one answer where the baseline varies. `set` is the shared
  * set of those samples, where one is (the seed's: SAMPLES_SEED).
  */

@@ -7,7 +7,7 @@ import { lazyValidator } from '../../src/wire/validate.js';
 import type { Finding } from '../../src/results/model.js';
 import { contentOf } from './params.js';
 import { contrasted, moreOf, type Contrast } from './contrast.js';
-import { repeatSettings, type Repeatable } from './repeat.js';
+import { sendAlike, type Repeatable } from './repeat.js';
 import { LIMITS, TIME_TOOL, TOOL_NAMES, TWO_CITIES_PROMPT, user, WEATHER_TOOL } from './prompts.js';
 
 /** A Map, not an object: a call named "constructor" must not find Object's. */
@@ -104,9 +104,10 @@ function describe(x: Exchange): string {
 const WEATHER_BODY = { messages: [user(TWO_CITIES_PROMPT)], tools: [WEATHER_TOOL], max_tokens: LIMITS.tools };
 export const WEATHER_CALL = defineShared({
   key: 'chat.weather_tool',
-  cost: { requests: 1, maxTokens: LIMITS.tools },
+  // resends: sent again without the gate's settings where they are refused here (contrast.ts chatAlike).
+  cost: { requests: 1, maxTokens: LIMITS.tools, resends: 1 },
   // At temperature 0 where that repeats and a contrast reads it (repeat.ts), as every tool request a contrast compares.
-  make: async (ctx) => ctx.chat({ ...WEATHER_BODY, ...(await repeatSettings(ctx)) }),
+  make: async (ctx) => sendAlike(ctx, WEATHER_BODY),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
 export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY);
@@ -117,8 +118,8 @@ export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY);
 const UNNEEDED_BODY = { messages: [user(SMOKE_PROMPT)], tools: [WEATHER_TOOL, TIME_TOOL], max_tokens: LIMITS.tools };
 export const TOOLS_UNNEEDED = defineShared({
   key: 'chat.tools_unneeded',
-  cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: async (ctx) => ctx.chat({ ...UNNEEDED_BODY, ...(await repeatSettings(ctx)) }),
+  cost: { requests: 1, maxTokens: LIMITS.tools, resends: 1 },
+  make: async (ctx) => sendAlike(ctx, UNNEEDED_BODY),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
 export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY);
@@ -128,8 +129,8 @@ export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY);
 export const FORCED_BODY = { ...UNNEEDED_BODY, tool_choice: 'required' };
 export const FORCED_CALL = defineShared({
   key: 'chat.tool_required',
-  cost: { requests: 1, maxTokens: LIMITS.tools },
-  make: async (ctx) => ctx.chat({ ...FORCED_BODY, ...(await repeatSettings(ctx)) }),
+  cost: { requests: 1, maxTokens: LIMITS.tools, resends: 1 },
+  make: async (ctx) => sendAlike(ctx, FORCED_BODY),
 });
 
 /**

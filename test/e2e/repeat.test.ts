@@ -70,6 +70,19 @@ describe('contrasts where decoding repeats', () => {
     expect(cell('ref-reasoning', 'parameters.tool_choice.none').observed).toContain('both sent with seed 42 at temperature 1');
   });
 
+  it('decides alike at --concurrency 1 (the gate, the sampling cells and the contrasts share one request slot): no wait on one another, and the cells say what the gate took', async () => {
+    const out = await tempDir();
+    const probes = ['parameters.temperature', 'parameters.seed', 'parameters.top_p', 'parameters.tool_choice.none', 'parameters.tool_choice.required', 'parameters.response_format.json_object'];
+    const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard', 'ref-reasoning', '--concurrency', '1', '--probes', ...probes], env);
+    expect(run.code, run.stderr).toBe(0);
+    const report = parseReport(await readFile(join(out, 'report.json'), 'utf8'));
+    const cell = (model: string, probe: string) => report.results.find((r) => r.model === model && r.probe === probe)!;
+    expect(cell('ref-standard', 'parameters.temperature').verdict).toBe('honoured');
+    expect(cell('ref-standard', 'parameters.tool_choice.required').observed).toContain('both sent at temperature 0');
+    expect(cell('ref-reasoning', 'parameters.seed').verdict).toBe('honoured');
+    expect(cell('ref-reasoning', 'parameters.tool_choice.none').observed).toContain('both sent with seed 42 at temperature 1');
+  });
+
   it('takes the chance bound where the sampling probes do not run: no sample is sent for the gate, and the dry run prices the further answers', async () => {
     const out = await tempDir();
     const run = await runCli(['--base-url', server.url, '--out', out, '--models', 'ref-standard', '--probes', 'parameters.tool_choice.none'], env);
