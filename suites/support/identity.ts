@@ -158,6 +158,10 @@ export function tokenizerOf(series: Series | undefined): FingerprintTokenizer {
   const evidence = [...series.points.map((p) => p.x.callId), ...series.checks.map((c) => c.x.callId)];
   const r = fitSeries(series);
   if ('verdict' in r) return { evidence, why: `no family named: ${r.verdict.observed}`.slice(0, 400) };
+  // A server's count past the integers JSON keeps exactly (a hostile or broken usage) is kept as no count.
+  if (![...r.fit.points, ...r.fit.checks].every((p) => Number.isSafeInteger(p.prompt))) {
+    return { evidence, why: 'no family named: a prompt count past the integers a report keeps exactly (2^53), which no tokenizer counts' };
+  }
   const counts = { points: r.fit.points, checks: r.fit.checks, evidence };
   const why = unnamed(r.fit);
   if (why || !r.fit.family) return { ...counts, why: `no family named: ${why ?? 'no exact fit'}`.slice(0, 400) };

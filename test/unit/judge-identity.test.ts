@@ -262,6 +262,16 @@ describe('tokenizerOf: the usage series as the fingerprint keeps it', () => {
     expect(t.points).toHaveLength(2);
   });
 
+  it('keeps no count past the integers a report holds exactly (a hostile usage), saying why', () => {
+    const huge: Series = { points: [{ k: 0, x: usage(1e20) }, { k: 3, x: usage(1e20) }], checks: [{ text: 'countPrompt', x: usage(1e20) }] };
+    const t = tokenizerOf(huge);
+    expect(t.points).toBeUndefined();
+    expect(t.checks).toBeUndefined();
+    expect(t.family).toBeUndefined();
+    expect(t.why).toMatch(/^no family named/);
+    expect(JSON.stringify(t)).not.toContain('100000000000000000000');
+  });
+
   it('says so when there is no series (the usage probes did not run)', () => {
     expect(tokenizerOf(undefined)).toEqual({ why: expect.stringMatching(/^not read: no usage series in this run/) });
   });
