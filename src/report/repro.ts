@@ -1,6 +1,6 @@
 import { oneLine } from '../text.js';
 import { REDACTED } from '../boundary/secrets.js';
-import type { ProbeResult, Report } from '../results/model.js';
+import type { ModelEntry, ProbeResult, Report } from '../results/model.js';
 import { cellText } from './style.js';
 import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 
@@ -80,10 +80,10 @@ export function curlOf(e: HarRequestView): string {
 }
 
 /** The cell of `model` × `probe`, or of the endpoint (`(endpoint)`) and a not-probed row's one line. */
-export function findCell(report: Report, model: string, probe: string): ProbeResult | undefined {
-  const cell = report.results.find((r) => r.model === model && r.probe === probe);
+export function findCell(report: Pick<Report, 'results'> & { models: readonly { id: string; notRun?: ModelEntry['notRun'] }[] }, model: string, probe: string, named: (id: string) => string = (id) => id): ProbeResult | undefined {
+  const cell = report.results.find((r) => named(r.model) === model && r.probe === probe);
   if (cell) return cell;
-  const row = report.models.find((m) => m.id === model && m.notRun);
+  const row = report.models.find((m) => named(m.id) === model && m.notRun);
   return row ? rowAsResult(row, EVERY_PROBE) : undefined;
 }
 
@@ -98,7 +98,7 @@ const comment = (text: string) => `# ${oneLine(text)}`;
  * `chatprobe repro`: what the cell required, expected and saw, then the curl commands of its evidence. The
  * whole output can be pasted into a shell: every line is a comment or a command whose words are quoted.
  */
-export function renderRepro(report: Report, cell: ProbeResult, entries: ReadonlyMap<string, HarRequestView>): string {
+export function renderRepro(report: Pick<Report, 'probes'>, cell: ProbeResult, entries: ReadonlyMap<string, HarRequestView>): string {
   const info = report.probes.find((p) => p.id === cell.probe);
   const lines = [
     comment(`${cell.model} ${cell.probe}: ${cellText(cell.verdict, cell.cause)}`),

@@ -12,7 +12,7 @@ export interface ReportView {
 export const EVERY_PROBE = '(every probe)';
 
 /** A not-probed row's result as a cell (or, with EVERY_PROBE, as the row's one line). */
-export function rowAsResult(m: ModelEntry, probe: string, kind: ProbeInfo['kind'] = 'conformance'): ProbeResult | undefined {
+export function rowAsResult(m: { id: string; notRun?: ModelEntry['notRun'] | undefined }, probe: string, kind: ProbeInfo['kind'] = 'conformance'): ProbeResult | undefined {
   const row = m.notRun;
   if (!row) return undefined;
   const r: ProbeResult = { model: m.id, probe, kind, verdict: row.verdict, outcome: row.outcome, observed: row.observed, evidence: row.evidence, findings: [], durationMs: 0 };
