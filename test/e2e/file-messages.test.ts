@@ -19,6 +19,8 @@ describe('files that are not what chatprobe reads', () => {
     await writeFile(join(dir, 'broken', 'report.json'), '{"schemaVersion": 1,');
     await mkdir(join(dir, 'alien'));
     await writeFile(join(dir, 'alien', 'report.json'), JSON.stringify({ schemaVersion: 1, tool: { name: 7 } }));
+    await mkdir(join(dir, 'alien-cells'));
+    await writeFile(join(dir, 'alien-cells', 'report.json'), JSON.stringify({ schemaVersion: 1, probes: [], models: [{ id: 'm', listed: true }], results: [{ model: 'm', probe: 7 }] }));
     await mkdir(join(dir, 'empty'));
     await writeFile(join(dir, 'bad-baseline.json'), '{ cells: }');
     await writeFile(join(dir, 'typed-baseline.json'), JSON.stringify({ schemaVersion: 1, cells: { m: { 'chat.basic': 5 } } }));
@@ -31,6 +33,8 @@ describe('files that are not what chatprobe reads', () => {
     ['compare, a report that is not JSON', (d) => ['compare', join(d, 'broken'), join(d, 'broken')], /is not a chatprobe report: not JSON \(check it with a JSON linter/],
     ['compare, JSON that is no report', (d) => ['compare', join(d, 'alien'), join(d, 'alien')], /is not a chatprobe report \(schemaVersion 1\): .*expected/],
     ['repro, a report that is not JSON', (d) => ['repro', join(d, 'broken'), 'm', 'chat.basic'], /is not a chatprobe report: not JSON/],
+    ['repro, JSON that is no report', (d) => ['repro', join(d, 'alien'), 'm', 'chat.basic'], /is not a chatprobe report \(schemaVersion 1\): no probes/],
+    ['repro, a cell that is no cell', (d) => ['repro', join(d, 'alien-cells'), 'm', 'chat.basic'], /is not a chatprobe report \(schemaVersion 1\): results\[0\]: probe: expected a string, got 7/],
     ['merge, a shard that is not JSON', (d) => ['merge', join(d, 'broken'), join(d, 'alien'), '--out', join(d, 'out')], /is not a chatprobe report: not JSON/],
     ['merge, a missing shard', (d) => ['merge', join(d, 'nothing-here'), '--out', join(d, 'out')], /cannot read .*: no such file/],
     ['a baseline that is not JSON', (d) => ['--base-url', 'http://127.0.0.1:9/v1', '--baseline', join(d, 'bad-baseline.json')], /invalid baseline .*: not JSON \(check it with a JSON linter/],
