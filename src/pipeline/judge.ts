@@ -61,9 +61,9 @@ export async function judgeRecord(
   const result = await audit(options, sinks, {
     ...how,
     source: {
-      run: async (o, probes, hooks) => {
+      run: async (o, probes, hooks, signal) => {
         // The recorded run's expected models, not the baseline's given here: they shaped its plan.
-        const replayed = await replayRun(recording, { ...o, expectedModels: options.expectedModels, hasKey: options.hasKey }, probes, hooks);
+        const replayed = await replayRun(recording, { ...o, expectedModels: options.expectedModels, hasKey: options.hasKey }, probes, hooks, signal);
         gaps = replayed.gaps;
         return replayed.run;
       },

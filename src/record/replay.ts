@@ -503,15 +503,19 @@ function unrecorded(req: HttpRequest): HttpResponse {
 /**
  * Runs the recorded run's judgements again: the same engine, plan and probes, every call answered from the
  * record (Replay). The report keeps the run's own times (it describes that run), judged by this chatprobe.
+ * `signal` is the judge's own stop (Ctrl-C while judging): it ends the judgement as the recorded run's
+ * interruption would, the cells not yet judged "not run", the reports written.
  */
 export async function replayRun(
   recording: RunRecording,
   options: AuditOptions,
   probes: readonly ProbeDefinition[],
   hooks: AuditHooks = {},
+  signal?: AbortSignal,
 ): Promise<{ run: AuditRun; gaps: ReplayGaps }> {
   const replay = new Replay(recording, options);
-  const run = await runAudit(options, probes, hooks, replay.interrupt.signal, replay.seams());
+  const stop = signal ? AbortSignal.any([replay.interrupt.signal, signal]) : replay.interrupt.signal;
+  const run = await runAudit(options, probes, hooks, stop, replay.seams());
   const end = recording.end;
   if (end) Object.assign(run.report, { startedAt: end.startedAt, finishedAt: end.finishedAt, durationMs: end.durationMs } satisfies Partial<Report>);
   return { run, gaps: replay.summary() };

@@ -8,6 +8,7 @@ import type { Report } from '../../src/results/model.js';
 import { runCli, signalCli } from '../helpers/cli.js';
 import { parseReport } from '../helpers/report-schema.js';
 import { tempDir } from '../helpers/tmp.js';
+import { judgeRecord, readRecorded } from '../../src/pipeline/judge.js';
 
 /**
  * chatprobe judge on runs the oracle test does not make: runs the stop cut short (where the stop came is
@@ -45,6 +46,22 @@ async function judgedAgain(out: string): Promise<{ code: number | null; stderr: 
 }
 
 describe('chatprobe judge', () => {
+  it("stops at the judge's own Ctrl-C: the cells not yet judged are not run (interrupted), the reports written", async () => {
+    const out = await tempDir();
+    const run = await runCli(['--base-url', standard.url, '--out', out, '--quiet'], env);
+    expect(run.code, run.stderr).toBe(0);
+    // Stopped once the plan is known, before any cell is judged: a deterministic stand-in for a Ctrl-C in
+    // the middle of a long judgement (before the fix, the replay went on to judge every cell).
+    const stop = new AbortController();
+    const judged = await judgeRecord(await readRecorded(out), { out: join(out, 'stopped'), quiet: true, json: false }, { plan: () => stop.abort() }, { signal: stop.signal });
+    expect(judged.report.interrupted).toBe(true);
+    const judgedCells = judged.report.results.filter((r) => r.cause !== 'interrupted');
+    expect(judged.report.results.length - judgedCells.length + judged.report.models.filter((m) => m.notRun?.cause === 'interrupted').length).toBeGreaterThan(0);
+    // Every cell of the run's report, judged on in full, would have no cause "interrupted".
+    expect(judgedCells.length).toBeLessThan(parseReport(await readFile(join(out, 'report.json'), 'utf8')).results.length);
+    expect(parseReport(await readFile(join(out, 'stopped', 'report.json'), 'utf8')).interrupted).toBe(true);
+  }, 60_000);
+
   it('reproduces a run --max-duration cut short: the stop comes after the answer the record says, its cells "not run" as they were', async () => {
     const out = await tempDir();
     // The stalled streams hold the run far past a second.
