@@ -40,7 +40,11 @@ export async function merge(dirs: readonly string[], options: { out: string; bas
   // shows what a report file carries, which may have been edited by hand.
   const boundary = new Boundary();
   const merged = mergeRuns(runs);
-  const baseline = options.baseline ? loadBaseline(options.baseline, PROBES) : undefined;
+  // The probes the shards ran are in their reports, the user's own among them (merge runs none, and takes
+  // no --probe-file): a baseline's cells for them are known, as they are to the shards that wrote them.
+  const known = new Map<string, { id: string; kind: Report['probes'][number]['kind'] }>(PROBES.map((p) => [p.id, p]));
+  for (const p of merged.report.probes) if (!known.has(p.id)) known.set(p.id, p);
+  const baseline = options.baseline ? loadBaseline(options.baseline, [...known.values()]) : undefined;
   const report = gate(boundary.report(merged.report), baseline, options.baseline ? { path: options.baseline, updated: false } : undefined);
   // The shards' recorded exchanges (their call ids carry the shard: s2c14) become the merged run's.
   await ensureDir(options.out);

@@ -8,6 +8,7 @@ import { startReferenceServer, type ReferenceServer } from '../../src/reference/
 import { ROOT, runCli } from '../helpers/cli.js';
 import { parseJunit } from '../helpers/junit.js';
 import { tempDir } from '../helpers/tmp.js';
+import { parseReport } from '../helpers/report-schema.js';
 
 /**
  * Probes of the user's own, written outside the repository (a temporary folder with no node_modules, so
@@ -165,6 +166,26 @@ describe('probe files written outside the repository', () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown probe "acme\.nothing"[\s\S]*acme\.logprobs/);
   }, 60_000);
+
+  it('run in shards that merge against the baseline that holds their cells (merge takes no probe file: the shards\' reports name them)', async () => {
+    const probes = ['--probes', 'acme.logprobs', 'chat.basic'];
+    const full = await runCli(['--base-url', server.url, ...FILES, ...probes, '--out', 'shard-full', '--baseline', 'shard-baseline.json', '--update-baseline', '--quiet'], env, dir);
+    expect(full.code, full.stderr).toBe(0);
+    for (const i of [1, 2]) {
+      const shard = await runCli(['--base-url', server.url, ...FILES, ...probes, '--shard', `${i}/2`, '--out', `shard-${i}`, '--baseline', 'shard-baseline.json', '--quiet'], env, dir);
+      expect(shard.code, shard.stderr).toBe(0);
+    }
+    const merged = await runCli(['merge', 'shard-1', 'shard-2', '--out', 'shard-merged', '--baseline', 'shard-baseline.json'], env, dir);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain('0 regression(s)');
+    const report = parseReport(await readFile(join(dir, 'shard-merged', 'report.json'), 'utf8'));
+    expect(report.results.filter((r) => r.probe === 'acme.logprobs').map((r) => r.verdict).sort()).toEqual(['honoured', 'ignored', 'rejected']);
+    // A baseline cell of a probe no shard ran is still refused, naming it.
+    await writeFile(join(dir, 'stray-baseline.json'), JSON.stringify({ schemaVersion: 1, cells: { 'ref-standard': { 'acme.nowhere': 'pass' } } }));
+    const stray = await runCli(['merge', 'shard-1', 'shard-2', '--out', 'shard-merged-2', '--baseline', 'stray-baseline.json'], env, dir);
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toContain('unknown probe(s) acme.nowhere');
+  }, 120_000);
 
   it('come from the config file too, and are listed by chatprobe probes', async () => {
     await writeFile(join(dir, 'chatprobe.config.json'), JSON.stringify({ probeFile: ['logprobs.probe.json', 'acme.mjs'], probes: 'acme.*' }));
