@@ -40,6 +40,15 @@ const noT0WithTools = refused(400, 'temperature 0 is not supported with tools', 
 const UNNEEDED: ChatBody = { messages: [{ role: 'user', content: 'Say OK.' }], tools: [{}], max_tokens: 20 };
 const FORCED: ChatBody = { ...UNNEEDED, tool_choice: 'required' };
 
+
+/** tool_choice "required"'s contrast as the probe runs it, both first requests sent alike where they can be (chatAlike). */
+async function requiredContrast(ctx: Parameters<typeof chatAlike>[0]) {
+  const first = await chatAlike(ctx, FORCED, REPEAT);
+  const unneededFirst = await chatAlike(ctx, UNNEEDED, REPEAT);
+  const unneeded = defineShared({ key: 'u', cost: { requests: 1, maxTokens: 1 }, make: async () => unneededFirst });
+  return decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
+}
+
 describe('the gate\'s settings sent with a contrast\'s requests', () => {
   it('trap: temperature 0 refused only together with tools is sent again without it, and the tools are not called rejected', async () => {
     const { ctx, sent } = stubServer((b) => (b.temperature === 0 && b.tools ? noT0WithTools : reply(null, { calls: [paris], usage: [90, 10] })));
@@ -70,10 +79,7 @@ describe('the gate\'s settings sent with a contrast\'s requests', () => {
       if (b.temperature === 0 && b.tool_choice) return refused(400, 'temperature 0 is not supported with tool_choice', { param: 'temperature' });
       return b.temperature === 0 ? ok : reply(null, { calls: [paris], usage: [90, 10] });
     });
-    const first = await chatAlike(ctx, FORCED, REPEAT);
-    const unneededFirst = await chatAlike(ctx, UNNEEDED, REPEAT);
-    const unneeded = defineShared({ key: 'u', cost: { requests: 1, maxTokens: 1 }, make: async () => unneededFirst });
-    const v = await decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
+    const v = await requiredContrast(ctx);
     expect(v.verdict).not.toBe('rejected');
     expect(v.verdict).not.toBe('honoured');
     // Every answer judged without the gate was sent without its settings.
@@ -87,10 +93,7 @@ describe('the gate\'s settings sent with a contrast\'s requests', () => {
       if (b.temperature === 0 && b.tool_choice) return refused(400, 'temperature 0 is not supported with tool_choice', { param: 'temperature' });
       return b.tool_choice ? reply(null, { calls: [paris], usage: [90, 10] }) : reply('OK', { usage: [14, 1] });
     });
-    const first = await chatAlike(ctx, FORCED, REPEAT);
-    const unneededFirst = await chatAlike(ctx, UNNEEDED, REPEAT);
-    const unneeded = defineShared({ key: 'u', cost: { requests: 1, maxTokens: 1 }, make: async () => unneededFirst });
-    const v = await decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
+    const v = await requiredContrast(ctx);
     expect(v.verdict).toBe('honoured');
     expect(v.observed).toContain('2 with it and 3 without');
     const withoutAt1 = sent.filter((b) => !b.tool_choice && b.temperature === undefined);
@@ -102,10 +105,7 @@ describe('the gate\'s settings sent with a contrast\'s requests', () => {
       if (b.temperature === 0) return noT0WithTools;
       return b.tool_choice ? reply(null, { calls: [paris], usage: [90, 10] }) : reply('OK', { usage: [14, 1] });
     });
-    const first = await chatAlike(ctx, FORCED, REPEAT);
-    const unneededFirst = await chatAlike(ctx, UNNEEDED, REPEAT);
-    const unneeded = defineShared({ key: 'u', cost: { requests: 1, maxTokens: 1 }, make: async () => unneededFirst });
-    const v = await decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
+    const v = await requiredContrast(ctx);
     expect(v.verdict).toBe('honoured');
     expect(v.observed).not.toContain('one answer a side');
     expect(v.observed).toContain('2 with it and 3 without');
