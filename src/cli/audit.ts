@@ -51,6 +51,9 @@ export interface OtherRun {
  * stderr, the matrix (or JSON) on stdout, what was written, GitHub annotations in a workflow; or, with
  * `source`, the same from a recorded run.
  */
+/** The models a stop left unreached, beside the cells it left: said only where there are some. */
+const notReachedText = (models: number, perRow: number): string => (models > 0 ? `, and ${models} model(s) not reached, each counted once for its ${perRow} cells` : '');
+
 export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv, source?: OtherRun): Promise<number> {
   const boundary = guardSecrets(secretsOf(options), ownVocabulary());
   const say = (text: string) => {
@@ -149,7 +152,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       const cells = report.results.filter((r) => r.cause === 'deadline').length;
       const notReached = report.models.filter((m) => m.notRun?.cause === 'deadline').length;
       err(
-        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${report.summary!.notRun} not run (${cells} cell(s), and ${notReached} model(s) not reached, each counted once for its ${perRow} cells), ` +
+        `stopped at --max-duration (${options.maxDurationMs! / 1000} s): ${report.summary!.notRun} not run (${cells} cell(s)${notReachedText(notReached, perRow)}), ` +
           `reported with cause "deadline" and counted among the ${report.summary!.outcomes.failed} failed` +
           `${result.reserveMs ? ` (probing stopped ${(result.reserveMs / 1000).toFixed(1)} s before the end, the time kept to write the reports)` : ''}\n`,
       );
@@ -160,7 +163,7 @@ export async function auditWith(options: ResolvedOptions, env: NodeJS.ProcessEnv
       const cells = report.results.filter((r) => r.cause === 'budget').length;
       const notReached = report.models.filter((m) => m.notRun?.cause === 'budget').length;
       err(
-        `${capped}: ${cells} cell(s) not run, and ${notReached} model(s) not reached (each counted once for its ${perRow} cells), reported with cause "budget" ` +
+        `${capped}: ${cells} cell(s) not run${notReachedText(notReached, perRow)}, reported with cause "budget" ` +
           `and counted among the ${report.summary!.outcomes.failed} failed; the dry run (--dry-run) says what the plan needs of each cap\n`,
       );
     }

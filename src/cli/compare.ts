@@ -24,15 +24,23 @@ export function identityLines(identity: ReportComparison['identity']): string[] 
     const power =
       c.signal === 'tokenizer'
         ? 'exact counts: false alarms 0, no power figure needed'
-        : c.power === undefined
-          ? 'power not measured at this threshold'
-          : `power ${Math.round(c.power * 1000) / 10}% against a Q4_0 twin in the calibration`;
+        : c.verdict === 'unverifiable'
+          ? 'no verdict, so no power to quote'
+          : c.power === undefined
+            ? 'power not measured at this threshold'
+            : `power ${Math.round(c.power * 1000) / 10}% against a Q4_0 twin in the calibration`;
     lines.push(`${c.verdict.padEnd(13)}  ${oneLine(model).padEnd(width)}  ${oneLine(c.why)} (${power}; n = ${c.sampleSize.a}/${c.sampleSize.b} answers over ${c.sampleSize.prompts} prompts)`);
     const t = c.tokenizer;
     if (t && t.a.family !== t.b.family) lines.push(`${''.padEnd(13)}  ${''.padEnd(width)}    tokenizer: A ${oneLine(t.a.label)} (the unit ${t.a.unitTokens} tokens a copy), B ${oneLine(t.b.label)} (${t.b.unitTokens})`);
     for (const w of c.verdict === 'same' ? [] : c.where) lines.push(`${''.padEnd(13)}  ${''.padEnd(width)}    ${w.prompt}: ${c.signal === 'logprobs' ? `moved ${Math.round(w.distance * 1000) / 1000}, ` : ''}A ${JSON.stringify(w.a ?? null)}, B ${JSON.stringify(w.b ?? null)}`);
   }
   return lines;
+}
+
+/** The headline's word on identity: a name that now serves another model makes B worse, as the exit code says. */
+function identityHeadline(identity: ReportComparison['identity']): string {
+  const different = identity.filter((i) => i.comparison.verdict === 'different').length;
+  return different > 0 ? `; ${different} model(s) a different model in B than in A (worse: see identity below)` : '';
 }
 
 /** chatprobe compare A B: the cells that differ between two reports; exit 1 when B is worse than A. */
@@ -65,7 +73,8 @@ export async function compareCommand(a: string, b: string, args: { json: boolean
       const lines = [
         `compare ${oneLine(a)} → ${oneLine(b)}: ${cells} cell(s) differ: ${c.worse} worse, ${c.better} better, ${c.different} different` +
           (c.model_missing ? `; ${c.model_missing} model(s) gone from B (worse)` : '') +
-          (c.model_added ? `; ${c.model_added} model(s) new in B` : ''),
+          (c.model_added ? `; ${c.model_added} model(s) new in B` : '') +
+          identityHeadline(result.identity),
       ];
       if (result.probesOnlyIn.a.length > 0) lines.push(`not compared, only in A: ${result.probesOnlyIn.a.join(', ')}`);
       if (result.probesOnlyIn.b.length > 0) lines.push(`not compared, only in B: ${result.probesOnlyIn.b.join(', ')}`);

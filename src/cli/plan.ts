@@ -17,7 +17,7 @@ export function renderPlan(plan: PlanSummary): string {
   const width = Math.max(8, ...plan.perArea.map((a) => a.area.length));
   lines.push(`  ${'smoke'.padEnd(width)}  ${'1'.padStart(4)} request(s)  ${'2'.padStart(5)} max tokens`);
   for (const a of plan.perArea) {
-    lines.push(`  ${a.area.padEnd(width)}  ${String(a.requests).padStart(4)} request(s)  ${String(a.maxTokens).padStart(5)} max tokens  (${a.probes} probes)`);
+    lines.push(`  ${a.area.padEnd(width)}  ${String(a.requests).padStart(4)} request(s)  ${String(a.maxTokens).padStart(5)} max tokens  (${a.probes} probe(s))`);
   }
   lines.push(`  ${'total'.padEnd(width)}  ${String(plan.perModel.requests).padStart(4)} request(s)  ${String(plan.perModel.maxTokens).padStart(5)} max tokens`);
   const room = plan.reasoningRoom;
@@ -25,7 +25,7 @@ export function renderPlan(plan: PlanSummary): string {
   if (plan.resends > 0) lines.push(`  a model that refuses some of what is sent together, or temperature 0: up to ${plan.resends} request(s) more (each refusal sends the rest again; none where the server takes it all)`);
   lines.push(`  a model whose smoke call shows reasoning: up to ${room.perModel} max tokens more (room for its reasoning on each limit: ${ROOM_FACTOR} × the smoke call's reasoning tokens + ${ROOM_SLACK}, at most ${room.perRequest} a request)`);
   if (plan.endpoint.probes > 0) {
-    lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probes)`);
+    lines.push('', `endpoint, once: ${plan.endpoint.requests} request(s), ${plan.endpoint.maxTokens} max tokens (${plan.endpoint.probes} probe(s))`);
   }
   if (plan.billing && 'off' in plan.billing) lines.push('', `billing: off: ${oneLine(plan.billing.off)}`);
   else if (plan.billing) {
@@ -37,10 +37,10 @@ export function renderPlan(plan: PlanSummary): string {
   const goal = (n: number, requests: number) => `  goal: at most ${n} requests${requests > n ? `: ${requests - n} over` : ''}`;
   for (const t of plan.tiers) {
     const g = t.tier === 'quick' ? goal(QUICK_REQUESTS, t.requests) : t.tier === 'default' ? goal(DEFAULT_REQUESTS, t.requests) : '';
-    lines.push(`  ${t.tier.padEnd(8)}  ${String(t.requests).padStart(4)} request(s)  ${String(t.maxTokens).padStart(5)} max tokens  (${t.probes} probes)${g}`);
+    lines.push(`  ${t.tier.padEnd(8)}  ${String(t.requests).padStart(4)} request(s)  ${String(t.maxTokens).padStart(5)} max tokens  (${t.probes} probe(s))${g}`);
   }
   const i = plan.interface;
-  lines.push(`  of default, the interface audit (all but ${NOT_INTERFACE.map((a) => `${a}.*`).join(', ')}): ${i.requests} request(s), ${i.maxTokens} max tokens (${i.probes} probes)${goal(INTERFACE_REQUESTS, i.requests)}`);
+  lines.push(`  of default, the interface audit (all but ${NOT_INTERFACE.map((a) => `${a}.*`).join(', ')}): ${i.requests} request(s), ${i.maxTokens} max tokens (${i.probes} probe(s))${goal(INTERFACE_REQUESTS, i.requests)}`);
   if (plan.caps.length > 0) {
     lines.push('', 'spending caps (the plan at most; retries, resends, further contrast answers and room for reasoning come on top and are counted too):');
     for (const c of plan.caps) lines.push(`  ${capFitText(c)}`);

@@ -183,6 +183,8 @@ interface Settled {
 /** Sends calls, numbers them, retries rate limits, paces the run and keeps one trace record per attempt. */
 export class CallLog {
   readonly trace: CallRecord[] = [];
+  /** Calls sent: the trace less those a stop or a spending cap kept from being sent (report.calls). */
+  sent = 0;
   private seq = 0;
   /** When the last --rpm turn was taken, and the turn being waited for (turns are taken one after another). */
   private lastTurn = -Infinity;
@@ -395,6 +397,7 @@ export class CallLog {
     else if (errorIn2xx(x.json)) this.errorBodies.add(id);
     for (const name in x.headers) if (keptHeader(name)) (record.headers ??= {})[name] = isCredentialHeader(name) ? REDACTED : x.headers[name]!;
     this.trace.push(record);
+    if (wasSent(res)) this.sent++;
     if (this.onCall) this.onCall(this.recorded(req, res, x, record, sink));
     return { x, record, wall: this.clock.answeredAt(id) };
   }

@@ -60,7 +60,7 @@ export interface BaseCost {
    * contrast's further answers, which a model that repeats at temperature 0 does not need. Beyond the plan,
    * as resends are; the dry run adds them up (costBeyondPlan).
    */
-  unrepeatable?: number;
+  unrepeatable?: { requests: number; maxTokens: number };
   /** Sample sets sent (each of --samples requests, growing by up to SAMPLE_GROWTH[role]), and the tokens of one sample. */
   sampled?: { sets: number; maxTokens: number; role?: keyof typeof SAMPLE_GROWTH };
 }
@@ -129,20 +129,54 @@ export function costOfProbes(probes: readonly ProbeDefinition[], samples: number
     total.requests += own.requests;
     total.maxTokens += own.maxTokens;
   }
+  // Without the gate in the plan, the contrasts' further answers are certain: they are the plan's.
+  if (!shared.has(REPEAT_GATE)) {
+    const more = unrepeatableOf(probes);
+    total.requests += more.requests;
+    total.maxTokens += more.maxTokens;
+  }
   return total;
 }
 
 /**
- * Requests a set of probes may send beyond their plan for one reason, each shared exchange counted once:
- * `resends`, what refusals send again; `unrepeatable`, the contrasts' further answers to a model whose
- * decoding does not repeat. The dry run prints each beside the total.
+ * The shared exchange whose place in a plan lets the contrasts decide on one answer a side where decoding
+ * repeats: parameters.temperature's decision (suites/support/sampling.ts TEMPERATURE_DECISION, read by
+ * repeat.ts). A plan without it sends every contrast's further answers, and counts them.
+ */
+export const REPEAT_GATE = 'decoding.temperature';
+
+/** The contrasts' further answers a set of probes may send (BaseCost.unrepeatable), each shared exchange once. */
+function unrepeatableOf(probes: readonly ProbeDefinition[]): { requests: number; maxTokens: number } {
+  const shared = new Map<string, BaseCost>();
+  const total = { requests: 0, maxTokens: 0 };
+  const add = (c: BaseCost) => {
+    total.requests += c.unrepeatable?.requests ?? 0;
+    total.maxTokens += c.unrepeatable?.maxTokens ?? 0;
+  };
+  for (const p of probes) {
+    add(p.cost);
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost);
+  }
+  for (const c of shared.values()) add(c);
+  return total;
+}
+
+/**
+ * Requests a set of probes may send beyond their plan, each shared exchange counted once: `resends`, what
+ * refusals send again; `unrepeatable`, the contrasts' further answers to a model whose decoding does not
+ * repeat, beyond the plan only where the plan holds the gate (REPEAT_GATE; without it costOfProbes counts
+ * them). The dry run prints each beside the total.
  */
 export function costBeyondPlan(probes: readonly ProbeDefinition[], reason: 'resends' | 'unrepeatable'): number {
+  if (reason === 'unrepeatable') {
+    const gate = probes.some((p) => (p.cost.shared ?? []).some((s) => s.key === REPEAT_GATE));
+    return gate ? unrepeatableOf(probes).requests : 0;
+  }
   const shared = new Map<string, number>();
   let own = 0;
   for (const p of probes) {
-    own += p.cost[reason] ?? 0;
-    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost[reason] ?? 0);
+    own += p.cost.resends ?? 0;
+    for (const s of p.cost.shared ?? []) shared.set(s.key, s.cost.resends ?? 0);
   }
   return own + [...shared.values()].reduce((a, b) => a + b, 0);
 }

@@ -182,7 +182,7 @@ export async function runAudit(
       probes: plan.probes.map(probeInfo),
       // Declared against observed: a /models entry's claims beside the verdicts (results/declared.ts).
       results: compareDeclared(models, inPlanOrder(results, plan)),
-      calls: log.trace.length,
+      calls: log.sent,
     };
     return { report, trace: log.trace, ...stop.budget() };
   } finally {

@@ -402,7 +402,9 @@ function compareLogprobs(a: Fingerprint, b: Fingerprint, common: string[], base:
 
 function compareAnswers(a: Fingerprint, b: Fingerprint, common: string[], base: Pick<FingerprintComparison, 'sampleSize' | 'where'>): FingerprintComparison {
   const which = [!hasLogprobs(a) && 'the first', !hasLogprobs(b) && 'the second'].filter(Boolean).join(' and ');
-  const only = `answers only (${which} without logprobs${[a.why, b.why].filter(Boolean).length ? `: ${[a.why, b.why].filter(Boolean).join('; ')}` : ''})`;
+  // One reason said once, where both runs give the same.
+  const whys = [...new Set([a.why, b.why].filter(Boolean))];
+  const only = `answers only (${which} without logprobs${whys.length ? `: ${whys.join('; ')}` : ''})`;
   const cal = calibrated('answers');
   const out = { ...base, threshold: ANSWERS_MIN_DIFFERING, falseAlarmRate: cal.falseAlarmRate, power: cal.power, signal: 'answers' as const };
   const noisy = [!answersConsistent(a) && 'the first', !answersConsistent(b) && 'the second'].filter(Boolean);

@@ -254,6 +254,7 @@ export const Report = z.object({
   models: z.array(ModelEntry),
   probes: z.array(ProbeInfo),
   results: z.array(ProbeResult),
+  /** HTTP calls sent; trace.jsonl also lists those a stop or a spending cap kept from being sent. */
   calls: z.number().int(),
   /**
    * Set by gate() when the baseline keeps fingerprints: each model's fingerprint weighed against the

@@ -16,7 +16,7 @@ export default defineProbe({
   // Its request (at temperature 0 where that repeats: repeat.ts); elsewhere once more while chance is not
   // ruled out (contrast.ts), and more answers without it.
   // parameters.tools' exchanges (REACH_SHARED) tell first whether the tools reach the model at all.
-  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: 1, resends: 1, shared: [...REACH_SHARED, MORE_WEATHER, ...REPEAT_SHARED] },
+  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: { requests: 1, maxTokens: LIMITS.tools }, resends: 1, shared: [...REACH_SHARED, MORE_WEATHER, ...REPEAT_SHARED] },
   async run(ctx) {
     const dropped = await toolsDropped(ctx);
     if (dropped) return inconclusive(`skipped: ${dropped}: there are no calls for parallel_tool_calls to limit`);

@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { LIMITS } from '../support/prompts.js';
 import { decideContrast } from '../support/contrast.js';
 import { JSON_MODE, JSON_MODE_BODY, judgeJsonObject, MORE_PROSE, PROSE_BASELINE } from '../support/json-answer.js';
 import { REPEAT_SHARED, repeatableOf } from '../support/repeat.js';
@@ -11,7 +12,7 @@ export default defineProbe({
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   // One answer a side at temperature 0 where that repeats (repeat.ts); elsewhere one more JSON-mode answer
   // and up to two more plain ones, while chance is not ruled out (contrast.ts).
-  cost: { requests: 0, maxTokens: 0, unrepeatable: 1, shared: [JSON_MODE, PROSE_BASELINE, MORE_PROSE, ...REPEAT_SHARED] },
+  cost: { requests: 0, maxTokens: 0, unrepeatable: { requests: 1, maxTokens: LIMITS.json }, shared: [JSON_MODE, PROSE_BASELINE, MORE_PROSE, ...REPEAT_SHARED] },
   run: async (ctx) => {
     const repeat = await repeatableOf(ctx);
     return decideContrast(

@@ -20,7 +20,7 @@ export default defineProbe({
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   // Its request (at temperature 0 where that repeats: repeat.ts); elsewhere once more while chance is not
   // ruled out (contrast.ts), and more answers without it.
-  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: 1, resends: 1, shared: [TOOLS_UNNEEDED, MORE_UNNEEDED, FORCED_CALL, WEATHER_CALL, ...REPEAT_SHARED] },
+  cost: { requests: 1, maxTokens: LIMITS.tools, unrepeatable: { requests: 1, maxTokens: LIMITS.tools }, resends: 1, shared: [TOOLS_UNNEEDED, MORE_UNNEEDED, FORCED_CALL, WEATHER_CALL, ...REPEAT_SHARED] },
   async run(ctx) {
     // Sent only where a call could be forced: parameters.tools' exchanges may show the tools never arrive.
     const dropped = await toolsDropped(ctx);

@@ -1,4 +1,5 @@
 import { defineProbe } from '../../src/engine/probe.js';
+import { LIMITS } from '../support/prompts.js';
 import { decideContrast } from '../support/contrast.js';
 import { REPEAT_SHARED, repeatableOf } from '../support/repeat.js';
 import { FORCED_BODY, FORCED_CALL, judgeRequired, MORE_UNNEEDED, TOOLS_UNNEEDED, WEATHER_CALL } from '../support/tools.js';
@@ -11,7 +12,7 @@ export default defineProbe({
   verdicts: ['honoured', 'ignored', 'rejected', 'inconclusive'],
   // One answer a side at temperature 0 where that repeats (repeat.ts); elsewhere the forced request once
   // more while chance is not ruled out (contrast.ts), and more answers without it.
-  cost: { requests: 0, maxTokens: 0, unrepeatable: 1, shared: [FORCED_CALL, TOOLS_UNNEEDED, MORE_UNNEEDED, WEATHER_CALL, ...REPEAT_SHARED] },
+  cost: { requests: 0, maxTokens: 0, unrepeatable: { requests: 1, maxTokens: LIMITS.tools }, shared: [FORCED_CALL, TOOLS_UNNEEDED, MORE_UNNEEDED, WEATHER_CALL, ...REPEAT_SHARED] },
   // The control of a refusal is the same tools request without tool_choice: a refusal of the tools
   // themselves is not one of tool_choice.
   run: async (ctx) => {

@@ -100,12 +100,12 @@ export class MoreAnswers {
 }
 
 /** A pool of further answers to `body`, the request `first` (a shared exchange) sends once. */
-export function moreOf(first: SharedExchange<Exchange>, body: ChatBody): SharedExchange<MoreAnswers> {
+export function moreOf(first: SharedExchange<Exchange>, body: ChatBody, maxTokens: number): SharedExchange<MoreAnswers> {
   const most = CONTRAST_MOST.without - 1;
   // Sent only to a model whose decoding does not repeat (repeat.ts): beyond the plan, as the dry run says.
   return defineShared({
     key: `${first.key}.more`,
-    cost: { requests: 0, maxTokens: 0, unrepeatable: most },
+    cost: { requests: 0, maxTokens: 0, unrepeatable: { requests: most, maxTokens: most * maxTokens } },
     make: async (ctx) => new MoreAnswers(ctx, body),
   });
 }

@@ -38,7 +38,7 @@ const body = (extra: Record<string, unknown>) => ({ messages: [user(PROSE_PROMPT
 // Both at temperature 0 where that repeats and JSON mode's contrast reads them (repeat.ts).
 export const PROSE_BASELINE = defineShared({ key: 'chat.prose', cost: { requests: 1, maxTokens: LIMITS.json, resends: 1 }, make: async (ctx) => sendAlike(ctx, body({})) });
 /** More answers to it, while a JSON-mode contrast is undecided (contrast.ts). */
-export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}));
+export const MORE_PROSE = moreOf(PROSE_BASELINE, body({}), LIMITS.json);
 export const JSON_MODE_BODY = body({ response_format: { type: 'json_object' } });
 
 /** The prompt in JSON mode: parameters.response_format.json_object judges it, and json_schema compares

@@ -1,5 +1,5 @@
 import type { Exchange } from '../../src/engine/exchange.js';
-import { defineShared, maxSamples, type ChatOptions, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
+import { defineShared, maxSamples, REPEAT_GATE, type ChatOptions, type ProbeContext, type ProbeVerdict, type SharedExchange } from '../../src/engine/probe.js';
 import { answerProblem, honoured, ignored, inconclusive, refusal, warn } from '../../src/engine/verdicts.js';
 import { distinctAnswers, firstFailed, normalised } from './params.js';
 import { LIMITS, RANDOM_NUMBER, user } from './prompts.js';
@@ -216,7 +216,7 @@ export function judgeTemperature(t1: readonly Exchange[], t0: readonly Exchange[
  * repeating where the cell says it is not shown to.
  */
 export const TEMPERATURE_DECISION = defineShared({
-  key: 'decoding.temperature',
+  key: REPEAT_GATE,
   cost: { requests: 0, maxTokens: 0 },
   make: (ctx): Promise<ProbeVerdict> => decideCollapse(ctx, SAMPLES_T1, SAMPLES_T0, (t1, t0, limit) => judgeTemperature(t1, t0, limit, ctx.control())),
 });

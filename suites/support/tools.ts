@@ -110,7 +110,7 @@ export const WEATHER_CALL = defineShared({
   make: async (ctx) => sendAlike(ctx, WEATHER_BODY),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
-export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY);
+export const MORE_WEATHER = moreOf(WEATHER_CALL, WEATHER_BODY, LIMITS.tools);
 
 /** A prompt that needs no tool, with both tools and no tool_choice: forcing a call proves nothing if the
  *  model calls a tool here anyway (some small models call whatever tool they are given). Its prompt count,
@@ -122,7 +122,7 @@ export const TOOLS_UNNEEDED = defineShared({
   make: async (ctx) => sendAlike(ctx, UNNEEDED_BODY),
 });
 /** More answers to it, while a contrast with it is undecided (contrast.ts). */
-export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY);
+export const MORE_UNNEEDED = moreOf(TOOLS_UNNEEDED, UNNEEDED_BODY, LIMITS.tools);
 
 /** The prompt that needs no tool, with tool_choice "required": tool_choice.required judges it, and
  *  parameters.tools and tool_choice.named read it as the proof that a call can be forced here. */

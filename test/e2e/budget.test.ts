@@ -68,6 +68,13 @@ describe('--max-requests', () => {
     expect(report.results.some((r) => r.cause === undefined)).toBe(true);
     expect(report.summary!.notRun).toBe(budget.length + report.models.filter((m) => m.notRun?.cause === 'budget').length);
     expect(report.summary!.exitCode).toBe(1);
+    // The calls the report counts are those the server received (the 40 the cap counts and the balance
+    // routes' reads); the trace also lists the ones the cap kept back.
+    expect(report.calls).toBe(server.received.length);
+    const trace = (await readFile(join(out, 'trace.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { cause?: string });
+    expect(trace.filter((c) => c.cause === 'budget').length).toBeGreaterThan(0);
+    expect(trace.length - trace.filter((c) => c.cause === 'budget').length).toBe(report.calls);
+    expect(run.stdout).toContain(`, ${report.calls} calls in `);
 
     const junit = await parseJunit(await readFile(join(out, 'junit.xml'), 'utf8'));
     const cases = junit.testsuites.testsuite.flatMap((s) => s.testcase ?? []);
@@ -81,7 +88,11 @@ describe('--max-requests', () => {
 
     // Warned once, at 80% of the cap; the closing line says what the cap left.
     expect(run.stderr.match(/warning: 80% of --max-requests 40 spent \(32 requests sent\): the request past 40 is not sent, and the run stops there\n/g)).toHaveLength(1);
-    expect(run.stderr).toContain(`stopped at --max-requests 40: ${budget.length} cell(s) not run, and `);
+    const unreached = report.models.filter((m) => m.notRun?.cause === 'budget').length;
+    const rowsSaid = unreached > 0 ? `, and ${unreached} model(s) not reached, each counted once for its ` : ', reported with cause "budget"';
+    expect(run.stderr).toContain(`stopped at --max-requests 40: ${budget.length} cell(s) not run${rowsSaid}`);
+    // No row is said to be left where none was.
+    if (unreached === 0) expect(run.stderr).not.toContain('0 model(s) not reached');
     expect(run.stdout).toContain('(stopped at --max-requests 40: partial report)');
   }, 60_000);
 

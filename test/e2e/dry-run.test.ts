@@ -80,7 +80,7 @@ describe('--dry-run', () => {
     expect(plan.tiers.map((t: { tier: string }) => t.tier)).toEqual(['quick', 'default', 'extended']);
     expect(plan.tiers[1]).toMatchObject({ requests, maxTokens });
     const quick = plan.tiers[0];
-    expect(text).toMatch(new RegExp(`\n {2}quick +${quick.requests} request\\(s\\) +${quick.maxTokens} max tokens +\\(${quick.probes} probes\\) +goal: at most 20 requests\n`));
+    expect(text).toMatch(new RegExp(`\n {2}quick +${quick.requests} request\\(s\\) +${quick.maxTokens} max tokens +\\(${quick.probes} probe\\(s\\)\\) +goal: at most 20 requests\n`));
     // No cap given: no caps section.
     expect((await runCli(['--base-url', server.url, '--dry-run'], { OPENAI_API_KEY: KEY })).stdout).not.toContain('spending caps');
   });

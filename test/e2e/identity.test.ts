@@ -95,6 +95,8 @@ describe('is it the same model, every time? (identity.*, compare, the baseline)'
     ]);
     const text = await runCli(['compare', join(dir, 'a'), join(dir, 'b')]);
     expect(text.stdout).toContain('identity: 2 model(s) fingerprinted in both: 1 same, 1 different, 0 unverifiable');
+    // The headline says why B is worse where no cell is: a name now serves another model.
+    expect(text.stdout.split('\n')[0]).toMatch(/0 worse, .*; 1 model\(s\) a different model in B than in A \(worse/);
     expect(text.stdout).toMatch(/^different +id-swapping +largest logprob move/m);
   });
 

@@ -160,7 +160,7 @@ describe('probe files written outside the repository', () => {
     expect(plan.endpoint.probes).toBe(1);
     expect(plan.perModel).toEqual({ requests: 8, maxTokens: 114 });
     const text = await runCli(['--base-url', server.url, ...FILES, '--probes', 'acme.logprobs', '--dry-run'], env, dir);
-    expect(text.stdout).toMatch(/^ {2}acme\s+2 request\(s\)\s+32 max tokens {2}\(1 probes\)$/m);
+    expect(text.stdout).toMatch(/^ {2}acme\s+2 request\(s\)\s+32 max tokens {2}\(1 probe\(s\)\)$/m);
     // An id no file and no built-in probe has lists the user's among the valid ones.
     const unknown = await runCli(['--base-url', server.url, ...FILES, '--probes', 'acme.nothing', '--dry-run'], env, dir);
     expect(unknown.code).toBe(2);

@@ -119,6 +119,8 @@ describe('compareFingerprints: two runs of one name', () => {
     const c = compareFingerprints(a, b);
     expect(c).toMatchObject({ verdict: 'different', signal: 'answers', statistic: WIDENING.length + 1 });
     expect(c.why).toMatch(/answers only/);
+    // Both runs without logprobs for one reason: the reason said once.
+    expect(c.why.split('the server answered without logprobs (ignored)')).toHaveLength(2);
   });
 
   it('no logprobs and alike answers: `same`, saying answers alone cannot tell a quantized twin', () => {

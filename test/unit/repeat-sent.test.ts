@@ -46,7 +46,7 @@ async function requiredContrast(ctx: Parameters<typeof chatAlike>[0]) {
   const first = await chatAlike(ctx, FORCED, REPEAT);
   const unneededFirst = await chatAlike(ctx, UNNEEDED, REPEAT);
   const unneeded = defineShared({ key: 'u', cost: { requests: 1, maxTokens: 1 }, make: async () => unneededFirst });
-  return decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
+  return decideContrast(ctx, { first, body: FORCED }, { first: unneededFirst, more: moreOf(unneeded, UNNEEDED, 64) }, (xs, us, r) => judgeRequired(xs, us, weatherCalls, ok, r), REPEAT);
 }
 
 describe('the gate\'s settings sent with a contrast\'s requests', () => {
