@@ -57,8 +57,10 @@ export const REPEATABLE = defineShared({
     // parameters.temperature's and parameters.seed's own decisions (sampling.ts): never a second look at the sets.
     const temperature = await ctx.shared(TEMPERATURE_DECISION);
     const t0 = await samplesOf(ctx, SAMPLES_T0, ctx.options.samples);
-    const byTemperature = judgeRepeatable(temperature, t0);
-    if (byTemperature || !ctx.planned?.(SEED_DECISION)) return byTemperature;
+    if (!ctx.planned?.(SEED_DECISION)) return judgeRepeatable(temperature, t0);
+    // The seed's decision is awaited even where temperature 0 decides: the contrasts' requests, which wait
+    // for the gate, then come after the seeded samples, not in a burst beside them (a server that batches
+    // requests, llama.cpp with several slots, makes seeded sampling drift when others are in flight).
     const verdict = await ctx.shared(SEED_DECISION);
     return judgeRepeatable(temperature, t0, { verdict, seeded: await samplesOf(ctx, SAMPLES_SEED, ctx.options.samples) });
   },

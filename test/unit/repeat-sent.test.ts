@@ -149,7 +149,15 @@ describe('the gate reads the sampling probes\' own decisions', () => {
     );
     expect(await REPEATABLE.make(ctx)).toBeUndefined();
     // And where the cell's decision is honoured, the gate takes it.
-    const yes = givenShared(new Map<string, unknown>([[SAMPLES_T1.key, set(t1)], [SAMPLES_T0.key, set(t0)], [TEMPERATURE_DECISION.key, honoured('alike')]]));
+    const yes = givenShared(
+      new Map<string, unknown>([
+        [SAMPLES_T1.key, set(t1)],
+        [SAMPLES_T0.key, set(t0)],
+        [TEMPERATURE_DECISION.key, honoured('alike')],
+        [SEED_DECISION.key, inconclusive('seed not judged here')],
+        [SAMPLES_SEED.key, set([])],
+      ]),
+    );
     expect((await REPEATABLE.make(yes))?.settings).toEqual({ temperature: 0 });
   });
 });
