@@ -51,7 +51,7 @@ export interface CellInReport {
 }
 
 const RowOfReport = ModelEntry.pick({ id: true, notRun: true });
-const NO_SHARD = Report.shape.shard;
+const SHARD = Report.shape.shard;
 
 /**
  * One cell of a report.json, read a value at a time (report/scan.ts): every model's id, the cells and the
@@ -82,7 +82,7 @@ export async function readCell(path: string, model: string, probe: string): Prom
   try {
     if (valueAt(text, at('schemaVersion')) !== 1) throw notReport('schemaVersion is not 1');
     const probes = checked(ProbeInfo.array(), valueAt(text, at('probes')), 'probes');
-    const shard = top.has('shard') ? checked(NO_SHARD, valueAt(text, top.get('shard')!), 'shard') : undefined;
+    const shard = top.has('shard') ? checked(SHARD, valueAt(text, top.get('shard')!), 'shard') : undefined;
     const boundary = new Boundary();
     const ids: string[] = [];
     for (const m of elements(text, at('models'))) ids.push(checked(RowOfReport, m, `models[${ids.length}]`).id);

@@ -1,8 +1,7 @@
 import { oneLine } from '../text.js';
 import { REDACTED } from '../boundary/secrets.js';
-import type { ModelEntry, ProbeResult, Report } from '../results/model.js';
+import type { ProbeResult, Report } from '../results/model.js';
 import { cellText } from './style.js';
-import { EVERY_PROBE, rowAsResult } from '../results/view.js';
 
 /** What repro reads of an exchanges.har entry. */
 export interface HarRequestView {
@@ -77,14 +76,6 @@ export function curlOf(e: HarRequestView): string {
   }
   if (body !== undefined) lines.push(`--data-raw ${shellQuote(body)}`);
   return lines.join(' \\\n  ');
-}
-
-/** The cell of `model` × `probe`, or of the endpoint (`(endpoint)`) and a not-probed row's one line. */
-export function findCell(report: Pick<Report, 'results'> & { models: readonly { id: string; notRun?: ModelEntry['notRun'] }[] }, model: string, probe: string, named: (id: string) => string = (id) => id): ProbeResult | undefined {
-  const cell = report.results.find((r) => named(r.model) === model && r.probe === probe);
-  if (cell) return cell;
-  const row = report.models.find((m) => named(m.id) === model && m.notRun);
-  return row ? rowAsResult(row, EVERY_PROBE) : undefined;
 }
 
 /**

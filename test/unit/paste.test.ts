@@ -5,7 +5,8 @@ import { gfm, gfmHtml } from 'micromark-extension-gfm';
 import { describe, expect, it } from 'vitest';
 import { Boundary } from '../../src/boundary/boundary.js';
 import type { ProbeResult, Report } from '../../src/results/model.js';
-import { curlOf, findCell, renderRepro, reproLine, shellQuote, type HarRequestView } from '../../src/report/repro.js';
+import { curlOf, renderRepro, reproLine, shellQuote, type HarRequestView } from '../../src/report/repro.js';
+import { readCell } from '../../src/report/read.js';
 import { EVERY_PROBE } from '../../src/results/view.js';
 import { writeHtml } from '../../src/report/writers/html.js';
 import { codeSpan, renderMatrix } from '../../src/report/writers/markdown.js';
@@ -124,8 +125,11 @@ describe('what is meant to be pasted, from a hostile report', () => {
       ...report.models.filter((m) => m.notRun).map((m) => [m.id, EVERY_PROBE] as const),
     ];
     expect(cells).toHaveLength(HOSTILE_IDS.length);
+    // Found as `chatprobe repro` finds it: in the report.json written.
+    const reportPath = join(dir, 'report.json');
+    await writeFile(reportPath, JSON.stringify(report));
     for (const [model, probe] of cells) {
-      const cell = findCell(report, model, probe)!;
+      const cell = (await readCell(reportPath, model, probe)).cell!;
       const text = renderRepro(report, cell, entries);
       const run = await pasteIntoBash(text, dir);
       expectHarmless(run, 'curl');
