@@ -1,7 +1,7 @@
 import type { Exchange } from '../../src/engine/exchange.js';
 import { defineShared, type ChatBody, type ProbeContext, type ProbeVerdict } from '../../src/engine/probe.js';
 import { chatAlike, distinctSamples, type Repeatable } from './contrast.js';
-import { SAMPLES_SEED, SAMPLES_T0, SAMPLES_T1, samplesOf, SEED, SEED_DECISION, TEMPERATURE_DECISION } from './sampling.js';
+import { SAMPLES_SEED, SAMPLES_T0, samplesOf, SEED, SEED_DECISION, TEMPERATURE_DECISION } from './sampling.js';
 
 /**
  * Decoding that repeats (verdict contract, rule 1): where temperature 0 is shown to give one answer to a
@@ -80,8 +80,8 @@ export const REPEAT_SHARED = [REPEATABLE] as const;
  * which no contrast reads, are sent as they always were.
  */
 export async function repeatableOf(ctx: ProbeContext): Promise<Repeatable | undefined> {
-  const planned = ctx.planned?.bind(ctx);
-  if (!planned || !planned(REPEATABLE) || !planned(TEMPERATURE_DECISION) || !planned(SAMPLES_T0) || !planned(SAMPLES_T1)) return undefined;
+  // TEMPERATURE_DECISION's place in the plan is the gate the plan prices (REPEAT_GATE): its probe reads the sets too.
+  if (!ctx.planned?.(REPEATABLE) || !ctx.planned(TEMPERATURE_DECISION)) return undefined;
   return ctx.shared(REPEATABLE);
 }
 
